@@ -1,0 +1,47 @@
+#include "common.h"
+
+#include <iostream>
+
+namespace kvplan::cli {
+
+void ModelOptions::add(CLI::App& cmd) {
+  cmd.add_option("MODEL", model, "config.json path, a directory holding one, or a bundled id (kvplan models)")
+      ->required();
+  cmd.add_option("--assume", assume,
+                 "accept an explicit assumption: 'dense' (unknown model_type read as plain attention), "
+                 "'dtype=NAME' (model dtype when the config names none)");
+}
+
+ModelSpec ModelOptions::load() const {
+  LoadOptions opts;
+  opts.assume = assume;
+  return load_model(model, opts);
+}
+
+std::optional<Dtype> parse_dtype_or_auto(const std::string& text, const char* flag) {
+  if (text.empty() || text == "auto") return std::nullopt;
+  return parse_dtype(text, flag);
+}
+
+void DtypeOptions::add(CLI::App& cmd) {
+  cmd.add_option("--kv-dtype", kv, "cache dtype for K and V (auto = model dtype)")->capture_default_str();
+  cmd.add_option("--k-dtype", k, "K cache dtype (overrides --kv-dtype)");
+  cmd.add_option("--v-dtype", v, "V cache dtype (overrides --kv-dtype)");
+  cmd.add_option("--state-dtype", state, "recurrent state dtype (default: the config's, else the model dtype)");
+}
+
+void DtypeOptions::apply(Workload& w) const {
+  auto both = parse_dtype_or_auto(kv, "--kv-dtype");
+  w.k_dtype = k.empty() ? both : parse_dtype_or_auto(k, "--k-dtype");
+  w.v_dtype = v.empty() ? both : parse_dtype_or_auto(v, "--v-dtype");
+  w.state_dtype = parse_dtype_or_auto(state, "--state-dtype");
+}
+
+std::vector<Verb>& verbs() {
+  static std::vector<Verb> v;
+  return v;
+}
+
+void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+
+}  // namespace kvplan::cli

@@ -1,0 +1,52 @@
+#pragma once
+// Shared option plumbing for the verbs: each verb registers its options and a runner.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "kvplan/kvplan.h"
+
+namespace kvplan::cli {
+
+using Runner = std::function<int()>;
+
+// Options every model-reading verb shares.
+struct ModelOptions {
+  std::string model;
+  std::vector<std::string> assume;
+  void add(CLI::App& cmd);
+  ModelSpec load() const;
+};
+
+// --kv-dtype / --k-dtype / --v-dtype / --state-dtype; "auto" = the model's own dtype.
+struct DtypeOptions {
+  std::string kv = "auto", k, v, state;
+  void add(CLI::App& cmd);
+  void apply(Workload& w) const;
+};
+
+std::optional<Dtype> parse_dtype_or_auto(const std::string& text, const char* flag);
+
+// Prints exactly one JSON object (and a newline) on stdout.
+void print_json(const nlohmann::json& j);
+
+// Each verb file registers itself (KVPLAN_VERB), so adding a verb touches no other file.
+using Registrar = void (*)(CLI::App& app, Runner& run);
+struct Verb {
+  int order;
+  Registrar add;
+};
+std::vector<Verb>& verbs();
+struct VerbRegistration {
+  VerbRegistration(int order, Registrar add) { verbs().push_back({order, add}); }
+};
+#define KVPLAN_VERB(order, fn) static const ::kvplan::cli::VerbRegistration kvplan_verb_##fn{order, &fn}
+
+// Exit code for a failed check (kvplan check, --require-*): 1. Bad input: 2.
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+}  // namespace kvplan::cli

@@ -1,0 +1,51 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace kvplan {
+
+// Every failure the library reports is a kvplan::Error; the CLI maps it to exit code 2 and
+// the Python module to kvplan.KvplanError. Messages are built by the named constructors below
+// so each wording exists once.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A config.json (or other input document) that is malformed or inconsistent.
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+  // "<file> (<pointer>): expected <what>, got <got> [model_type=<mt>]"
+  static ConfigError field(std::string_view file, std::string_view pointer, std::string_view expected,
+                           std::string_view got, std::string_view model_type);
+  static ConfigError parse(std::string_view file, std::string_view detail);
+};
+
+// A model_type (or a field combination) whose cache layout kvplan cannot map with certainty.
+class UnsupportedArchitecture : public Error {
+ public:
+  using Error::Error;
+  static UnsupportedArchitecture model_type(std::string_view file, std::string_view model_type,
+                                            std::string_view hint);
+  static UnsupportedArchitecture field(std::string_view file, std::string_view model_type,
+                                       std::string_view pointer, std::string_view why);
+};
+
+// A bad value given by the user (flag, option, name): unknown dtype, GPU, model, malformed size.
+class InputError : public Error {
+ public:
+  using Error::Error;
+  static InputError value(std::string_view what, std::string_view got, std::string_view expected);
+  static InputError unknown(std::string_view what, std::string_view got, std::string_view suggestion);
+};
+
+// A byte count that would not fit in 64 bits: an error, never a wrapped number.
+class OverflowError : public Error {
+ public:
+  using Error::Error;
+  static OverflowError in(std::string_view what);
+};
+
+}  // namespace kvplan

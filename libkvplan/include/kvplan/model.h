@@ -1,0 +1,73 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvplan/dtype.h"
+#include "kvplan/layer.h"
+#include "kvplan/parameters.h"
+
+namespace kvplan {
+
+struct LayerSpec {
+  std::uint64_t index = 0;
+  LayerCache cache;
+};
+
+// Dimensions of the model that are not per-layer cache facts but that the planner, the
+// weight count and the reference runtime need.
+struct ModelDims {
+  std::uint64_t hidden_size = 0;
+  std::uint64_t num_attention_heads = 0;
+  std::uint64_t vocab_size = 0;
+  std::uint64_t intermediate_size = 0;     // dense MLP width (0 if none)
+  std::uint64_t max_position_embeddings = 0;
+  std::uint64_t q_head_dim = 0;            // per query head (MLA: nope + rope)
+  std::uint64_t mla_q_lora_rank = 0;       // 0: no query compression
+  std::uint64_t mla_qk_nope_head_dim = 0;
+  std::uint64_t mla_v_head_dim = 0;
+  double rope_theta = 10000.0;
+  bool tie_word_embeddings = false;
+  // MoE (0 when dense)
+  std::uint64_t num_experts = 0;
+  std::uint64_t experts_per_token = 0;
+  std::uint64_t moe_intermediate_size = 0;
+};
+
+// What kvplan knows about a model: where it came from, its dtype and one cache spec per
+// layer. Built once from a config.json; nothing after this step reads the config again.
+struct ModelSpec {
+  std::string name;            // bundled id or the path it was read from
+  std::string source;          // file name used in messages
+  std::string model_type;      // the (text) model_type that decided the mapping
+  std::string architecture;    // architectures[0] when present
+  Dtype dtype = Dtype::bf16;   // torch_dtype / dtype (the "auto" cache dtype)
+  std::optional<Dtype> conv_state_dtype;  // config-named recurrent dtypes, if any
+  std::optional<Dtype> ssm_state_dtype;
+  ModelDims dims;
+  std::vector<LayerSpec> layers;
+  ParameterCounts params;
+  std::vector<std::string> assumptions;   // every default kvplan applied that is worth reporting
+
+  std::size_t num_layers() const { return layers.size(); }
+  std::size_t count_kind(std::string_view kind) const;
+  bool has_kind(std::string_view kind) const { return count_kind(kind) > 0; }
+};
+
+struct LoadOptions {
+  // Explicit assumptions the user accepts (CLI --assume). Known: "dense" (an unknown
+  // model_type with plain attention fields is read as full attention on every layer),
+  // "dtype=<name>" (model dtype when the config names none).
+  std::vector<std::string> assume;
+};
+
+// Reads a config from text. `source` names it in messages (e.g. the file path).
+ModelSpec load_model_from_json(std::string_view json_text, std::string_view source,
+                               const LoadOptions& opts = {});
+// A path to config.json, a directory holding one, or a bundled model id (case-insensitive).
+ModelSpec load_model(std::string_view name_or_path, const LoadOptions& opts = {});
+
+
+}  // namespace kvplan

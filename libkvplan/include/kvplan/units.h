@@ -1,0 +1,25 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kvplan {
+
+inline constexpr std::uint64_t KiB = 1024ull, MiB = KiB * 1024, GiB = MiB * 1024, TiB = GiB * 1024;
+inline constexpr std::uint64_t KB = 1000ull, MB = KB * 1000, GB = MB * 1000, TB = GB * 1000;
+
+// "123456", "1.5GiB", "80GB", "512MiB", "2 TB" -> bytes (decimal units are powers of 10,
+// binary units powers of 2). Fractions are allowed but the result must be a whole byte count.
+std::uint64_t parse_bytes(std::string_view text, std::string_view what = "size");
+
+// "4096", "32k" (= 32,768), "128K", "1M" (= 1,048,576): token counts use binary multipliers.
+std::uint64_t parse_tokens(std::string_view text, std::string_view what = "tokens");
+
+// "4.70 GB (4.37 GiB)": both units, each exactly what it says.
+std::string format_bytes(std::uint64_t bytes);
+std::string format_gb(std::uint64_t bytes, int decimals = 2);   // 10^9
+std::string format_gib(std::uint64_t bytes, int decimals = 2);  // 2^30
+std::string format_mib(std::uint64_t bytes, int decimals = 2);  // 2^20
+std::string format_count(std::uint64_t n);                      // 1,234,567
+
+}  // namespace kvplan

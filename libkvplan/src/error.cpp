@@ -1,0 +1,52 @@
+#include "kvplan/error.h"
+
+#include <string>
+
+namespace kvplan {
+
+namespace {
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (auto p : parts) s += p;
+  return s;
+}
+std::string mt_suffix(std::string_view model_type) {
+  return model_type.empty() ? std::string{} : cat({" [model_type=", model_type, "]"});
+}
+}  // namespace
+
+ConfigError ConfigError::field(std::string_view file, std::string_view pointer, std::string_view expected,
+                               std::string_view got, std::string_view model_type) {
+  return ConfigError(cat({file, " (", pointer.empty() ? "/" : pointer, "): expected ", expected, ", got ", got,
+                          mt_suffix(model_type)}));
+}
+
+ConfigError ConfigError::parse(std::string_view file, std::string_view detail) {
+  return ConfigError(cat({file, ": not valid JSON: ", detail}));
+}
+
+UnsupportedArchitecture UnsupportedArchitecture::model_type(std::string_view file, std::string_view model_type,
+                                                            std::string_view hint) {
+  return UnsupportedArchitecture(cat({file, " (/model_type): unsupported architecture \"", model_type, "\"",
+                                      hint.empty() ? "" : "; ", hint}));
+}
+
+UnsupportedArchitecture UnsupportedArchitecture::field(std::string_view file, std::string_view model_type,
+                                                       std::string_view pointer, std::string_view why) {
+  return UnsupportedArchitecture(cat({file, " (", pointer, "): ", why, mt_suffix(model_type)}));
+}
+
+InputError InputError::value(std::string_view what, std::string_view got, std::string_view expected) {
+  return InputError(cat({what, ": expected ", expected, ", got \"", got, "\""}));
+}
+
+InputError InputError::unknown(std::string_view what, std::string_view got, std::string_view suggestion) {
+  return InputError(cat({"unknown ", what, " \"", got, "\"", suggestion.empty() ? "" : "; did you mean ",
+                         suggestion, suggestion.empty() ? "" : "?"}));
+}
+
+OverflowError OverflowError::in(std::string_view what) {
+  return OverflowError(cat({"overflow: ", what, " does not fit in 64 bits (inputs are absurdly large)"}));
+}
+
+}  // namespace kvplan

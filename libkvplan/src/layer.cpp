@@ -1,0 +1,173 @@
+#include "kvplan/layer.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "kvplan/checked.h"
+#include "kvplan/error.h"
+
+namespace kvplan {
+
+namespace {
+template <class... Ts>
+struct overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+overloaded(Ts...) -> overloaded<Ts...>;
+
+std::uint64_t split(std::uint64_t n, std::uint64_t tp) { return ceil_div(n, tp); }
+
+// Mamba-2 B/C groups are replicated up to the TP degree when they do not divide it.
+std::uint64_t mamba_groups_per_rank_total(std::uint64_t groups, std::uint64_t tp) {
+  if (groups % tp == 0) return groups;
+  if (tp > groups) return tp;
+  throw InputError::value("tensor parallel size", std::to_string(tp),
+                          "a degree that divides the Mamba-2 group count (" + std::to_string(groups) + ")");
+}
+
+// Per-token K and V bytes of an attention layer on one rank.
+struct KvRow {
+  std::uint64_t k = 0, v = 0;
+};
+template <class A>
+KvRow attention_row(const A& a, const CacheDtypes& dt, std::uint64_t tp) {
+  const std::uint64_t heads = kv_heads_per_rank(a.kv_heads, tp);
+  return {checked_mul(heads, row_bytes(dt.k, a.k_head_dim), "K bytes per token"),
+          checked_mul(heads, row_bytes(dt.v, a.v_head_dim), "V bytes per token")};
+}
+}  // namespace
+
+std::uint64_t LayerBytes::kv_bytes() const { return checked_add(k_bytes, v_bytes, "layer KV bytes"); }
+std::uint64_t LayerBytes::state_bytes() const { return checked_add(conv_bytes, ssm_bytes, "layer state bytes"); }
+std::uint64_t LayerBytes::total_bytes() const { return checked_add(kv_bytes(), state_bytes(), "layer bytes"); }
+
+std::string_view kind_name(const LayerCache& c) {
+  return std::visit(overloaded{
+                        [](const FullAttention&) { return std::string_view("full_attention"); },
+                        [](const SlidingAttention&) { return std::string_view("sliding_attention"); },
+                        [](const ChunkedAttention&) { return std::string_view("chunked_attention"); },
+                        [](const Mla&) { return std::string_view("mla"); },
+                        [](const Mamba&) { return std::string_view("mamba"); },
+                        [](const LinearAttention&) { return std::string_view("linear_attention"); },
+                        [](const ShortConv&) { return std::string_view("short_conv"); },
+                        [](const SharedKv&) { return std::string_view("shared_kv"); },
+                        [](const NoCache&) { return std::string_view("none"); },
+                    },
+                    c);
+}
+
+std::uint64_t kv_heads_per_rank(std::uint64_t kv_heads, std::uint64_t tp) {
+  if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
+  return std::max<std::uint64_t>(1, kv_heads / tp);
+}
+
+std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens) {
+  return std::visit(overloaded{
+                        [&](const FullAttention&) { return tokens; },
+                        [&](const SlidingAttention& s) { return std::min(tokens, s.window); },
+                        [&](const ChunkedAttention& s) { return std::min(tokens, s.chunk); },
+                        [&](const Mla&) { return tokens; },
+                        [](const auto&) { return std::uint64_t{0}; },
+                    },
+                    c);
+}
+
+StateShape state_shape(const LayerCache& c, std::uint64_t tp) {
+  if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
+  return std::visit(
+      overloaded{
+          [&](const Mamba& m) {
+            StateShape s;
+            s.conv_rows = m.conv_kernel - 1;
+            if (m.version == 1) {
+              s.conv_cols = split(m.d_inner, tp);
+              s.ssm_a = split(m.d_inner, tp);
+              s.ssm_b = 1;
+              s.ssm_c = m.d_state;
+            } else {
+              const std::uint64_t g = mamba_groups_per_rank_total(m.n_groups, tp);
+              s.conv_cols = split(checked_add(m.d_inner, checked_product({2, g, m.d_state})), tp);
+              s.ssm_a = split(m.n_heads, tp);
+              s.ssm_b = m.head_dim;
+              s.ssm_c = m.d_state;
+            }
+            return s;
+          },
+          [&](const LinearAttention& l) {
+            StateShape s;
+            using V = LinearAttention::Variant;
+            if (l.conv_kernel > 0) {
+              s.conv_rows = l.conv_kernel - 1;
+              if (l.variant == V::kda)
+                s.conv_cols = split(checked_add(checked_mul(l.num_v_heads, l.v_head_dim),
+                                                checked_product({2, l.num_k_heads, l.k_head_dim})),
+                                    tp);
+              else
+                s.conv_cols = split(checked_add(checked_product({2, l.num_k_heads, l.k_head_dim}),
+                                                checked_mul(l.num_v_heads, l.v_head_dim)),
+                                    tp);
+            }
+            // One (v_head_dim x k_head_dim) matrix per value head.
+            s.ssm_a = split(l.num_v_heads, tp);
+            s.ssm_b = l.v_head_dim;
+            s.ssm_c = l.k_head_dim;
+            return s;
+          },
+          [&](const ShortConv& sc) {
+            StateShape s;
+            s.conv_rows = sc.conv_kernel - 1;
+            s.conv_cols = split(sc.channels, tp);
+            return s;
+          },
+          [](const auto&) { return StateShape{}; },
+      },
+      c);
+}
+
+LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDtypes& dt, std::uint64_t tp) {
+  if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
+  LayerBytes b;
+  b.tokens_held = tokens_held(c, tokens);
+  std::visit(overloaded{
+                 [&](const Mla& m) {
+                   std::uint64_t row = row_bytes(dt.k, checked_add(m.kv_lora_rank, m.rope_dim));
+                   if (m.index_head_dim) row = checked_add(row, row_bytes(dt.k, m.index_head_dim));
+                   b.k_bytes = checked_mul(row, b.tokens_held, "MLA cache bytes");
+                 },
+                 [&](const SharedKv&) {},
+                 [&](const NoCache&) {},
+                 [&](const auto& other) {
+                   using T = std::decay_t<decltype(other)>;
+                   if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
+                                 std::is_same_v<T, ChunkedAttention>) {
+                     auto row = attention_row(other, dt, tp);
+                     b.k_bytes = checked_mul(row.k, b.tokens_held, "K cache bytes");
+                     b.v_bytes = checked_mul(row.v, b.tokens_held, "V cache bytes");
+                   } else {
+                     auto s = state_shape(c, tp);
+                     b.conv_bytes = checked_mul(s.conv_rows, row_bytes(dt.conv, s.conv_cols), "conv state bytes");
+                     b.ssm_bytes = checked_product({s.ssm_a, s.ssm_b}, "SSM state bytes");
+                     b.ssm_bytes = checked_mul(b.ssm_bytes, row_bytes(dt.ssm, s.ssm_c), "SSM state bytes");
+                   }
+                 },
+             },
+             c);
+  return b;
+}
+
+std::uint64_t bytes_per_token(const LayerCache& c, const CacheDtypes& dt, std::uint64_t tp) {
+  // One token more than none, for a layer whose window is not yet full.
+  const bool grows = std::visit(overloaded{
+                                    [](const FullAttention&) { return true; },
+                                    [](const SlidingAttention& s) { return s.window > 0; },
+                                    [](const ChunkedAttention& s) { return s.chunk > 0; },
+                                    [](const Mla&) { return true; },
+                                    [](const auto&) { return false; },
+                                },
+                                c);
+  if (!grows) return 0;
+  return layer_bytes(c, 1, dt, tp).kv_bytes();
+}
+
+}  // namespace kvplan

@@ -1,0 +1,63 @@
+#include "kvplan/registry.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "bundled_data.h"
+
+namespace kvplan {
+
+namespace {
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t sub = prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) !=
+                                       std::tolower(static_cast<unsigned char>(b[j - 1])));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<BundledModel> bundled_models() {
+  std::vector<BundledModel> out;
+  for (const auto& c : detail::bundled_configs()) out.push_back({std::string(c.id), std::string(c.file_name), c.json});
+  return out;
+}
+
+std::optional<BundledModel> find_bundled(std::string_view id) {
+  const std::string key = lower(id);
+  for (const auto& c : detail::bundled_configs()) {
+    if (lower(c.id) == key || lower(c.file_name) == key) return BundledModel{std::string(c.id), std::string(c.file_name), c.json};
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> suggest_bundled(std::string_view id, std::size_t max) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  const std::string key = lower(id);
+  for (const auto& c : detail::bundled_configs()) {
+    std::string cid = lower(c.id);
+    std::string name = cid.substr(cid.find('/') + 1);
+    std::size_t d = std::min(edit_distance(key, cid), edit_distance(key, name));
+    if (key.size() >= 3 && (cid.find(key) != std::string::npos)) d = 0;
+    if (d <= std::max<std::size_t>(3, key.size() / 3)) scored.emplace_back(d, std::string(c.id));
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,228 @@
+#include "kvplan/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "kvplan/units.h"
+
+namespace kvplan {
+
+namespace {
+template <class... Ts>
+struct overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+overloaded(Ts...) -> overloaded<Ts...>;
+
+std::string pad(std::string s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+const char* variant_name(LinearAttention::Variant v) {
+  switch (v) {
+    case LinearAttention::Variant::gated_delta_net: return "gated_delta_net";
+    case LinearAttention::Variant::lightning: return "lightning";
+    case LinearAttention::Variant::kda: return "kda";
+  }
+  return "?";
+}
+}  // namespace
+
+nlohmann::json layer_to_json(const LayerCache& c) {
+  nlohmann::json j;
+  j["kind"] = std::string(kind_name(c));
+  std::visit(overloaded{
+                 [&](const FullAttention& a) {
+                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
+                 },
+                 [&](const SlidingAttention& a) {
+                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
+                   j["window"] = a.window;
+                 },
+                 [&](const ChunkedAttention& a) {
+                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
+                   j["chunk"] = a.chunk;
+                 },
+                 [&](const Mla& a) {
+                   j["kv_lora_rank"] = a.kv_lora_rank, j["rope_dim"] = a.rope_dim;
+                   j["index_head_dim"] = a.index_head_dim;
+                 },
+                 [&](const Mamba& a) {
+                   j["version"] = a.version, j["d_inner"] = a.d_inner, j["d_state"] = a.d_state;
+                   j["n_groups"] = a.n_groups, j["n_heads"] = a.n_heads, j["head_dim"] = a.head_dim;
+                   j["conv_kernel"] = a.conv_kernel;
+                 },
+                 [&](const LinearAttention& a) {
+                   j["variant"] = variant_name(a.variant);
+                   j["num_k_heads"] = a.num_k_heads, j["num_v_heads"] = a.num_v_heads;
+                   j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim, j["conv_kernel"] = a.conv_kernel;
+                 },
+                 [&](const ShortConv& a) { j["channels"] = a.channels, j["conv_kernel"] = a.conv_kernel; },
+                 [&](const SharedKv& a) { j["source_layer"] = a.source_layer; },
+                 [&](const NoCache&) {},
+             },
+             c);
+  return j;
+}
+
+std::string describe_layer(const LayerCache& c) {
+  auto heads = [](std::uint64_t kv, std::uint64_t k, std::uint64_t v) {
+    std::string s = std::to_string(kv) + " KV head" + (kv == 1 ? "" : "s") + " x " + std::to_string(k);
+    if (v != k) s += "/" + std::to_string(v);
+    return s;
+  };
+  return std::visit(
+      overloaded{
+          [&](const FullAttention& a) { return heads(a.kv_heads, a.k_head_dim, a.v_head_dim); },
+          [&](const SlidingAttention& a) {
+            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) + ", window " + std::to_string(a.window);
+          },
+          [&](const ChunkedAttention& a) {
+            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) + ", chunk " + std::to_string(a.chunk);
+          },
+          [&](const Mla& a) {
+            std::string s = "latent " + std::to_string(a.kv_lora_rank) + " + rope " + std::to_string(a.rope_dim);
+            if (a.index_head_dim) s += " + indexer " + std::to_string(a.index_head_dim);
+            return s;
+          },
+          [&](const Mamba& a) {
+            if (a.version == 1)
+              return "mamba1 d_inner " + std::to_string(a.d_inner) + ", d_state " + std::to_string(a.d_state) +
+                     ", conv " + std::to_string(a.conv_kernel);
+            return "mamba2 " + std::to_string(a.n_heads) + " heads x " + std::to_string(a.head_dim) + ", d_state " +
+                   std::to_string(a.d_state) + ", groups " + std::to_string(a.n_groups) + ", conv " +
+                   std::to_string(a.conv_kernel);
+          },
+          [&](const LinearAttention& a) {
+            return std::string(variant_name(a.variant)) + " " + std::to_string(a.num_k_heads) + "k/" +
+                   std::to_string(a.num_v_heads) + "v heads x " + std::to_string(a.k_head_dim) + "/" +
+                   std::to_string(a.v_head_dim) + (a.conv_kernel ? ", conv " + std::to_string(a.conv_kernel) : "");
+          },
+          [&](const ShortConv& a) {
+            return std::to_string(a.channels) + " channels, kernel " + std::to_string(a.conv_kernel);
+          },
+          [&](const SharedKv& a) { return "reads layer " + std::to_string(a.source_layer); },
+          [&](const NoCache&) { return std::string("no cache (MLP block)"); },
+      },
+      c);
+}
+
+nlohmann::json to_json(const ParameterCounts& p) {
+  return {{"embedding", p.embedding}, {"lm_head", p.lm_head},       {"attention", p.attention},
+          {"mlp_dense", p.mlp_dense}, {"moe_routed", p.moe_routed}, {"moe_shared", p.moe_shared},
+          {"moe_router", p.moe_router}, {"mixer", p.mixer},         {"norms", p.norms},
+          {"other", p.other},         {"mtp", p.mtp},               {"total", p.total},
+          {"active", p.active},       {"notes", p.notes}};
+}
+
+nlohmann::json to_json(const CacheSize& s) {
+  nlohmann::json j;
+  j["model"] = s.model;
+  j["tokens"] = s.workload.tokens;
+  j["batch"] = s.workload.batch;
+  j["tp"] = s.workload.tp;
+  j["k_dtype"] = std::string(name(s.dtypes.k));
+  j["v_dtype"] = std::string(name(s.dtypes.v));
+  j["conv_state_dtype"] = std::string(name(s.dtypes.conv));
+  j["ssm_state_dtype"] = std::string(name(s.dtypes.ssm));
+  j["total_bytes"] = s.total_bytes;
+  j["kv_bytes"] = s.kv_bytes;
+  j["k_bytes"] = s.k_bytes;
+  j["v_bytes"] = s.v_bytes;
+  j["state_bytes"] = s.state_bytes;
+  j["bytes_per_token"] = s.bytes_per_token;
+  auto layers = nlohmann::json::array();
+  for (const auto& l : s.layers) {
+    layers.push_back({{"index", l.index},
+                      {"kind", l.kind},
+                      {"bytes", l.bytes},
+                      {"kv_bytes", l.kv_bytes},
+                      {"state_bytes", l.state_bytes},
+                      {"tokens_held", l.per_sequence.tokens_held}});
+  }
+  j["layers"] = std::move(layers);
+  return j;
+}
+
+nlohmann::json to_json(const ModelSpec& m) {
+  nlohmann::json j;
+  j["model"] = m.name;
+  j["source"] = m.source;
+  j["model_type"] = m.model_type;
+  j["architecture"] = m.architecture;
+  j["dtype"] = std::string(name(m.dtype));
+  j["num_layers"] = m.layers.size();
+  j["max_position_embeddings"] = m.dims.max_position_embeddings;
+  j["hidden_size"] = m.dims.hidden_size;
+  j["num_attention_heads"] = m.dims.num_attention_heads;
+  j["vocab_size"] = m.dims.vocab_size;
+  auto counts = nlohmann::json::object();
+  for (const auto& l : m.layers) counts[std::string(kind_name(l.cache))] = m.count_kind(kind_name(l.cache));
+  j["layer_counts"] = counts;
+  auto layers = nlohmann::json::array();
+  for (const auto& l : m.layers) {
+    auto lj = layer_to_json(l.cache);
+    lj["index"] = l.index;
+    layers.push_back(std::move(lj));
+  }
+  j["layers"] = std::move(layers);
+  j["parameters"] = to_json(m.params);
+  j["assumptions"] = m.assumptions;
+  return j;
+}
+
+namespace {
+std::string exact(std::uint64_t b) { return b >= MB ? format_count(b) + " B = " + format_bytes(b) : format_bytes(b); }
+}  // namespace
+
+std::string format_size_text(const CacheSize& s) {
+  std::string out;
+  out += "model        " + s.model + "\n";
+  out += "workload     " + format_count(s.workload.batch) + " sequence" + (s.workload.batch == 1 ? "" : "s") + " x " +
+         format_count(s.workload.tokens) + " tokens";
+  if (s.workload.tp > 1) out += ", per rank of TP " + std::to_string(s.workload.tp);
+  out += "\n";
+  out += "dtypes       K " + std::string(name(s.dtypes.k)) + ", V " + std::string(name(s.dtypes.v));
+  if (s.state_bytes) out += ", conv state " + std::string(name(s.dtypes.conv)) + ", SSM state " + std::string(name(s.dtypes.ssm));
+  out += "\n";
+  out += "per token    " + exact(s.bytes_per_token) + "\n";
+  out += "KV cache     " + exact(s.kv_bytes) + "\n";
+  if (s.state_bytes) out += "state        " + exact(s.state_bytes) + "\n";
+  out += "total        " + exact(s.total_bytes) + "\n";
+  // Per-kind summary: layers of each kind and their bytes.
+  std::vector<std::pair<std::string, std::pair<std::size_t, std::uint64_t>>> kinds;
+  for (const auto& l : s.layers) {
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](auto& k) { return k.first == l.kind; });
+    if (it == kinds.end()) kinds.push_back({l.kind, {1, l.bytes}});
+    else it->second.first++, it->second.second += l.bytes;
+  }
+  out += "by kind\n";
+  for (const auto& [k, v] : kinds)
+    out += "  " + pad(k, 18) + pad(std::to_string(v.first), 4, true) + " layers  " + pad(format_count(v.second), 20, true) +
+           " B\n";
+  return out;
+}
+
+std::string format_inspect_text(const ModelSpec& m, const CacheDtypes& dt) {
+  std::string out;
+  out += m.name + "  (model_type " + m.model_type + ", " + std::to_string(m.layers.size()) + " layers, dtype " +
+         std::string(name(m.dtype)) + ")\n";
+  out += "cache dtypes: K " + std::string(name(dt.k)) + ", V " + std::string(name(dt.v)) + ", conv " +
+         std::string(name(dt.conv)) + ", SSM " + std::string(name(dt.ssm)) + "\n\n";
+  out += pad("layer", 6) + pad("kind", 19) + pad("shape", 52) + pad("B/token", 10, true) + pad("state B", 14, true) + "\n";
+  for (const auto& l : m.layers) {
+    auto bytes = layer_bytes(l.cache, 0, dt);
+    out += pad(std::to_string(l.index), 6) + pad(std::string(kind_name(l.cache)), 19) + pad(describe_layer(l.cache), 52) +
+           pad(format_count(bytes_per_token(l.cache, dt)), 10, true) + pad(format_count(bytes.state_bytes()), 14, true) + "\n";
+  }
+  if (!m.assumptions.empty()) {
+    out += "\nassumptions:\n";
+    for (const auto& a : m.assumptions) out += "  - " + a + "\n";
+  }
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,137 @@
+#include "kvplan/units.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "kvplan/checked.h"
+#include "kvplan/error.h"
+
+namespace kvplan {
+
+namespace {
+
+struct Number {
+  std::uint64_t whole = 0;      // integer part
+  std::uint64_t frac = 0;       // fractional digits as an integer
+  std::uint64_t frac_scale = 1; // 10^digits
+  std::string_view rest;        // unit suffix
+};
+
+// Digits with an optional fraction; no sign, no exponent, no hex.
+bool parse_number(std::string_view s, Number& n) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  std::size_t start = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    if (__builtin_mul_overflow(n.whole, 10u, &n.whole) || __builtin_add_overflow(n.whole, s[i] - '0', &n.whole))
+      return false;
+    ++i;
+  }
+  bool any = i > start;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      if (n.frac_scale >= 1'000'000'000'000ull) return false;  // 12 fractional digits is plenty
+      n.frac = n.frac * 10 + (s[i] - '0');
+      n.frac_scale *= 10;
+      any = true;
+      ++i;
+    }
+  }
+  while (i < s.size() && s[i] == ' ') ++i;
+  n.rest = s.substr(i);
+  while (!n.rest.empty() && n.rest.back() == ' ') n.rest.remove_suffix(1);
+  return any;
+}
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+// whole.frac * mult, exact; a result with a fractional byte/token is an error.
+bool scale(const Number& n, std::uint64_t mult, std::uint64_t& out) {
+  std::uint64_t a;
+  if (__builtin_mul_overflow(n.whole, mult, &a)) return false;
+  // frac * mult / frac_scale must be whole
+  unsigned __int128 f = static_cast<unsigned __int128>(n.frac) * mult;
+  if (f % n.frac_scale != 0) return false;
+  unsigned __int128 total = static_cast<unsigned __int128>(a) + f / n.frac_scale;
+  if (total > UINT64_MAX) return false;
+  out = static_cast<std::uint64_t>(total);
+  return true;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
+  Number n;
+  const char* expected = "a byte count such as 123456, 512MiB, 1.5GiB or 80GB";
+  if (!parse_number(text, n)) throw InputError::value(what, text, expected);
+  std::string u = lower(n.rest);
+  std::uint64_t mult = 0;
+  if (u.empty() || u == "b") mult = 1;
+  else if (u == "kb" || u == "k") mult = KB;
+  else if (u == "mb" || u == "m") mult = MB;
+  else if (u == "gb" || u == "g") mult = GB;
+  else if (u == "tb" || u == "t") mult = TB;
+  else if (u == "kib") mult = KiB;
+  else if (u == "mib") mult = MiB;
+  else if (u == "gib") mult = GiB;
+  else if (u == "tib") mult = TiB;
+  else throw InputError::value(what, text, expected);
+  std::uint64_t out;
+  if (!scale(n, mult, out)) throw InputError::value(what, text, "a whole number of bytes that fits in 64 bits");
+  return out;
+}
+
+std::uint64_t parse_tokens(std::string_view text, std::string_view what) {
+  Number n;
+  const char* expected = "a token count such as 4096, 32k (32,768), 128k or 1M (1,048,576)";
+  if (!parse_number(text, n)) throw InputError::value(what, text, expected);
+  std::string u = lower(n.rest);
+  std::uint64_t mult = 0;
+  if (u.empty()) mult = 1;
+  else if (u == "k") mult = 1024;
+  else if (u == "m") mult = 1024 * 1024;
+  else throw InputError::value(what, text, expected);
+  std::uint64_t out;
+  if (!scale(n, mult, out)) throw InputError::value(what, text, "a whole number of tokens");
+  return out;
+}
+
+std::string format_gb(std::uint64_t bytes, int decimals) { return fixed(static_cast<double>(bytes) / 1e9, decimals) + " GB"; }
+std::string format_gib(std::uint64_t bytes, int decimals) {
+  return fixed(static_cast<double>(bytes) / static_cast<double>(GiB), decimals) + " GiB";
+}
+std::string format_mib(std::uint64_t bytes, int decimals) {
+  return fixed(static_cast<double>(bytes) / static_cast<double>(MiB), decimals) + " MiB";
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes < MB) return format_count(bytes) + " B (" + fixed(static_cast<double>(bytes) / KiB, 2) + " KiB)";
+  if (bytes < GB) return fixed(static_cast<double>(bytes) / 1e6, 2) + " MB (" + format_mib(bytes) + ")";
+  return format_gb(bytes) + " (" + format_gib(bytes) + ")";
+}
+
+std::string format_count(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  int c = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (c && c % 3 == 0) out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++c;
+  }
+  return out;
+}
+
+}  // namespace kvplan
