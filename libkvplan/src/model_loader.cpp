@@ -608,7 +608,7 @@ ModelSpec load_model_from_json(std::string_view json_text, std::string_view sour
   }
   apply_kv_sharing(x);
   if (m.layers.empty()) cfg.fail("num_hidden_layers", "at least one layer", nullptr);
-  m.params = detail::count_parameters(cfg, m);
+  detail::fill_parameters(cfg, m);
   return m;
 }
 

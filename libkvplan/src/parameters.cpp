@@ -3,6 +3,6 @@
 namespace kvplan::detail {
 
 // Placeholder: filled in with the per-family component counts.
-ParameterCounts count_parameters(const ConfigView&, const ModelSpec&) { return {}; }
+void fill_parameters(const ConfigView&, ModelSpec&) {}
 
 }  // namespace kvplan::detail

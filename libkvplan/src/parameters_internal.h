@@ -4,5 +4,6 @@
 #include "kvplan/model.h"
 
 namespace kvplan::detail {
-ParameterCounts count_parameters(const ConfigView& cfg, const ModelSpec& m);
+// Fills m.params (and m.quantization) from the config; m.layers and m.dims are already set.
+void fill_parameters(const ConfigView& cfg, ModelSpec& m);
 }

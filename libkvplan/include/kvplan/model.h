@@ -11,6 +11,14 @@
 
 namespace kvplan {
 
+// The checkpoint's weight quantisation (quantization_config), when it has one.
+struct WeightQuantization {
+  std::string method;                       // "fp8", "mxfp4", ...
+  std::optional<Dtype> dtype;               // element format of the quantised matrices
+  std::uint64_t block_rows = 0, block_cols = 0;  // scale block (fp8 128x128); 0 = per tensor
+  std::vector<std::string> modules_not_converted;
+};
+
 struct LayerSpec {
   std::uint64_t index = 0;
   LayerCache cache;
@@ -49,6 +57,7 @@ struct ModelSpec {
   ModelDims dims;
   std::vector<LayerSpec> layers;
   ParameterCounts params;
+  std::optional<WeightQuantization> quantization;
   std::vector<std::string> assumptions;   // every default kvplan applied that is worth reporting
 
   std::size_t num_layers() const { return layers.size(); }

@@ -1,0 +1,26 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kvplan/dtype.h"
+#include "kvplan/model.h"
+
+namespace kvplan {
+
+// Bytes of the model's weights as stored for serving. By default the checkpoint's own format
+// (torch_dtype, with quantization_config honoured: DeepSeek fp8 128x128 blocks incl. their
+// fp32 scales, gpt-oss mxfp4 experts); `override_dtype` stores every quantisable matrix in that
+// dtype instead (norms and other small vectors stay in the model dtype).
+struct WeightBytes {
+  std::uint64_t total = 0;          // everything that is loaded (main model, no MTP)
+  std::uint64_t experts = 0;        // routed experts part of total
+  std::uint64_t non_experts = 0;    // total - experts
+  std::uint64_t active = 0;         // bytes read per token at batch 1 (routed: top-k only)
+  std::uint64_t mtp = 0;            // MTP/next-n layers, not in total
+  std::string scheme;               // "bf16", "fp8 (128x128 blocks) + bf16", "mxfp4 experts + bf16"
+};
+
+WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype = std::nullopt);
+
+}  // namespace kvplan
