@@ -5,6 +5,30 @@
 
 namespace kvplan {
 
+// Which ParameterCounts component a weight tensor belongs to.
+enum class WeightComponent { embedding, lm_head, attention, mlp_dense, moe_routed, moe_shared, moe_router, mixer,
+                             norms, other, mtp };
+
+// How a tensor is stored and read: `linear` = a projection matrix (quantisable); `embedding` = a
+// lookup table (quantisable; a token reads one row unless the table is also the output head);
+// `vector` = norms, biases, conv kernels, SSM constants (kept in the model dtype).
+enum class WeightKind { linear, embedding, vector };
+
+// One group of identical tensors of the checkpoint: `count` copies of a rows x cols tensor
+// (rows = output features, cols = input features; a vector has rows = 1). `active_count` of
+// the copies are used per token (routed experts: top-k of them per layer).
+struct WeightTensor {
+  std::string name;                 // HF-style name with "*" for the layer/expert index
+  WeightComponent component = WeightComponent::other;
+  WeightKind kind = WeightKind::linear;
+  std::uint64_t rows = 1, cols = 1;
+  std::uint64_t count = 1;
+  std::uint64_t active_count = 1;
+  bool tied_head = false;           // embedding table that is also the output head (read whole)
+  std::uint64_t params() const;       // rows * cols * count (checked)
+  std::uint64_t active_params() const;  // rows * cols * active_count (checked)
+};
+
 // Parameter counts by component, derived from the config. `total` counts every weight of the
 // main model once (tied embeddings once); MTP / next-token-prediction layers are separate.
 struct ParameterCounts {
@@ -23,6 +47,7 @@ struct ParameterCounts {
   std::uint64_t active = 0;          // parameters used per token (routed experts: top-k only)
   std::uint64_t total_without_embeddings() const { return total - embedding; }
   std::vector<std::string> notes;    // how the count was derived where it is an estimate
+  std::vector<WeightTensor> tensors; // the inventory the counts (and weight_bytes) are built from
 };
 
 }  // namespace kvplan

@@ -1,0 +1,293 @@
+// Parameter counts. Every expected value is derived here from the model's published shapes
+// (written out as the derivation), or compared with the figure its authors published.
+#include <cmath>
+#include <cstdint>
+
+#include "helpers.h"
+
+using kvplan::load_model;
+using u64 = std::uint64_t;
+
+namespace {
+
+// |got - published| <= tol * published
+bool near(u64 got, double published, double tol) {
+  const double g = static_cast<double>(got);
+  BOOST_TEST_MESSAGE("got " << g << " vs published " << published << " (" << 100.0 * (g - published) / published
+                            << "%)");
+  return std::fabs(g - published) <= tol * published;
+}
+
+// Llama-style layer: q,k,v,o (no biases) + SwiGLU MLP + two RMSNorms.
+constexpr u64 llama_layer(u64 h, u64 heads, u64 kv, u64 d, u64 inter) {
+  return h * heads * d + 2 * h * kv * d + heads * d * h + 3 * h * inter + 2 * h;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(parameters)
+
+BOOST_AUTO_TEST_CASE(gpt2_exact) {
+  // wte 50257x768 + wpe 1024x768; per layer: ln_1, c_attn (768->2304 + bias), c_proj (+bias),
+  // ln_2, c_fc (768->3072 + bias), c_proj (3072->768 + bias); ln_f; head tied.
+  constexpr u64 h = 768, v = 50257, pos = 1024;
+  constexpr u64 layer = 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + 2 * h + (h * 4 * h + 4 * h) + (4 * h * h + h);
+  constexpr u64 expect = v * h + pos * h + 12 * layer + 2 * h;
+  static_assert(expect == 124'439'808);
+  auto p = load_model("openai-community/gpt2").params;
+  BOOST_TEST(p.total == expect);
+  BOOST_TEST(p.embedding == v * h + pos * h);  // position embeddings belong to the embedding
+  BOOST_TEST(p.lm_head == 0u);                 // tied
+  BOOST_TEST(p.norms == 12 * 4 * h + 2 * h);   // LayerNorms with bias
+  BOOST_TEST(p.active == p.total);
+}
+
+BOOST_AUTO_TEST_CASE(llama_family_exact) {
+  struct Case {
+    const char* id;
+    u64 h, heads, kv, d, inter, layers, vocab;
+    bool tied;
+    u64 published;
+  };
+  const Case cases[] = {
+      {"meta-llama/Llama-2-7b-hf", 4096, 32, 32, 128, 11008, 32, 32000, false, 6'738'415'616},
+      {"meta-llama/Llama-3.1-8B", 4096, 32, 8, 128, 14336, 32, 128256, false, 8'030'261'248},
+      {"meta-llama/Llama-3.1-70B", 8192, 64, 8, 128, 28672, 80, 128256, false, 70'553'706'496},
+      {"meta-llama/Llama-3.2-1B-Instruct", 2048, 32, 8, 64, 8192, 16, 128256, true, 1'235'814'400},
+      {"mistralai/Mistral-7B-v0.1", 4096, 32, 8, 128, 14336, 32, 32000, false, 7'241'732'096},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.id) {
+      const u64 expect = c.layers * llama_layer(c.h, c.heads, c.kv, c.d, c.inter) + c.h /* final norm */ +
+                         c.vocab * c.h * (c.tied ? 1 : 2);
+      BOOST_TEST(expect == c.published);
+      auto p = load_model(c.id).params;
+      BOOST_TEST(p.total == c.published);
+      BOOST_TEST(p.embedding == c.vocab * c.h);
+      BOOST_TEST(p.lm_head == (c.tied ? 0 : c.vocab * c.h));
+      BOOST_TEST(p.active == p.total);
+      BOOST_TEST(p.moe_routed == 0u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(qwen3_0_6b_tied_with_qk_norm) {
+  // 28 layers, h 1024, 16 q heads / 8 KV heads of 128, MLP 3072, q_norm + k_norm (128 each).
+  constexpr u64 layer = llama_layer(1024, 16, 8, 128, 3072) + 2 * 128;
+  constexpr u64 body = 28 * layer + 1024;
+  static_assert(body == 440'467'456);
+  auto p = load_model("Qwen/Qwen3-0.6B").params;
+  BOOST_TEST(p.total == 596'049'920u);
+  BOOST_TEST(p.total_without_embeddings() == 440'467'456u);
+  BOOST_TEST(p.embedding == 151936u * 1024);
+  BOOST_TEST(p.lm_head == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(qwen2_biases_on_qkv_only) {
+  // Qwen2: q/k/v carry biases, o_proj does not. 28 layers, h 3584, 28 q / 4 KV heads of 128.
+  constexpr u64 bias = 3584 + 2 * 512;
+  constexpr u64 expect = 28 * (llama_layer(3584, 28, 4, 128, 18944) + bias) + 3584 + 2 * 152064ull * 3584;
+  auto p = load_model("Qwen/Qwen2.5-7B-Instruct").params;
+  BOOST_TEST(p.total == expect);
+  BOOST_TEST(near(p.total, 7.61e9, 0.001));  // model card: 7.61B
+}
+
+BOOST_AUTO_TEST_CASE(mixtral_total_and_active) {
+  // Per layer: attention as Mistral, router 8x4096, 8 experts of 3 x 4096 x 14336, 2 norms.
+  constexpr u64 attn = 4096 * 4096 * 2 + 2 * 4096 * 1024;
+  constexpr u64 expert = 3ull * 4096 * 14336;
+  constexpr u64 emb = 32000ull * 4096;
+  constexpr u64 total = 32 * (attn + 8 * 4096 + 8 * expert + 2 * 4096) + 4096 + 2 * emb;
+  constexpr u64 active = 32 * (attn + 8 * 4096 + 2 * expert + 2 * 4096) + 4096 + 2 * emb;
+  static_assert(total == 46'702'792'704);
+  auto p = load_model("mistralai/Mixtral-8x7B-v0.1").params;
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.active == active);
+  BOOST_TEST(p.moe_routed == 32 * 8 * expert);
+  BOOST_TEST(near(p.active, 12.9e9, 0.01));  // Mistral: 12.9B active
+}
+
+BOOST_AUTO_TEST_CASE(qwen3_30b_a3b) {
+  // 48 layers: attention (32 q / 4 KV heads of 128, q/k norms), router 128 x 2048, 128 experts
+  // of 3 x 2048 x 768, 8 active.
+  constexpr u64 attn = 2048 * 4096 * 2 + 2 * 2048 * 512 + 2 * 128;
+  constexpr u64 expert = 3ull * 2048 * 768;
+  constexpr u64 fixed = 128 * 2048 + 2 * 2048;
+  constexpr u64 emb = 151936ull * 2048;
+  auto p = load_model("Qwen/Qwen3-30B-A3B").params;
+  BOOST_TEST(p.total == 48 * (attn + fixed + 128 * expert) + 2048 + 2 * emb);
+  BOOST_TEST(p.active == 48 * (attn + fixed + 8 * expert) + 2048 + 2 * emb);
+  BOOST_TEST(near(p.total, 30.5e9, 0.01));                       // model card: 30.5B
+  BOOST_TEST(near(p.total - p.embedding - p.lm_head, 29.9e9, 0.01));  // "29.9B non-embedding"
+  // Model card: 3.3B activated. kvplan's 3.353B counts embedding and head; Qwen's figure is
+  // 3.35B truncated to one decimal (1.6% gap).
+  BOOST_TEST(near(p.active, 3.3e9, 0.02));
+}
+
+BOOST_AUTO_TEST_CASE(deepseek_v3_mla_moe_mtp) {
+  // MLA per layer: q_a 7168->1536, q_a_norm, q_b 1536->128x192, kv_a 7168->512+64, kv_a_norm,
+  // kv_b 512->128x(128+128), o 128x128->7168.
+  constexpr u64 h = 7168;
+  constexpr u64 mla = h * 1536 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h;
+  constexpr u64 expert = 3ull * h * 2048;
+  constexpr u64 moe_layer = mla + 256 * h + 256 /* router + correction bias */ + 256 * expert + expert /* shared */ +
+                            2 * h;
+  constexpr u64 dense_layer = mla + 3ull * h * 18432 + 2 * h;
+  constexpr u64 emb = 129280ull * h;
+  constexpr u64 total = 3 * dense_layer + 58 * moe_layer + h + 2 * emb;
+  constexpr u64 mtp = moe_layer + 2 * h /* enorm, hnorm */ + 2 * h * h /* eh_proj */ + h /* head norm */ + 2 * emb;
+  auto p = load_model("deepseek-ai/DeepSeek-V3").params;
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.mtp == mtp);
+  BOOST_TEST(p.moe_shared == 58 * expert);
+  BOOST_TEST(p.mlp_dense == 3 * 3ull * h * 18432);
+  BOOST_TEST(p.active == 3 * dense_layer + 58 * (moe_layer - 248 * expert) + h + 2 * emb);
+  BOOST_TEST(near(p.total, 671e9, 0.01));            // paper: 671B main model
+  BOOST_TEST(near(p.total + p.mtp, 685e9, 0.01));    // "685B" on the model card (671B + 14B MTP)
+  // The MTP module is 13.46B with its stored embedding/head copies; DeepSeek rounds the
+  // difference 685 - 671 up to "14B" (3.8% gap), so only the sum is held to 1%.
+  BOOST_TEST(near(p.mtp, 14e9, 0.04));
+  BOOST_TEST(near(p.active, 37e9, 0.02));            // paper: 37B activated (kvplan 37.55B incl. embeddings)
+}
+
+BOOST_AUTO_TEST_CASE(deepseek_v32_adds_the_indexer) {
+  // Indexer per layer: wq_b 1536 -> 64x128, wk 7168 -> 128, k_norm (LayerNorm 128, weight+bias),
+  // weights_proj 7168 -> 64.
+  constexpr u64 indexer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64;
+  auto v3 = load_model("deepseek-ai/DeepSeek-V3").params;
+  auto v32 = load_model("deepseek-ai/DeepSeek-V3.2").params;
+  BOOST_TEST(v32.other == 61 * indexer);
+  BOOST_TEST(v32.total == v3.total + 61 * indexer);
+  BOOST_TEST(v32.mtp == v3.mtp + indexer);
+}
+
+BOOST_AUTO_TEST_CASE(gpt_oss_20b) {
+  // Attention with biases and 64 sinks; router 32x2880 + bias; 32 experts: gate_up 2880->5760
+  // (+bias), down 2880->2880 (+bias); 4 active.
+  constexpr u64 h = 2880;
+  constexpr u64 attn = (h * 4096 + 4096) + 2 * (h * 512 + 512) + (4096 * h + h) + 64;
+  constexpr u64 expert = h * 5760 + 5760 + h * h + h;
+  constexpr u64 fixed = attn + 32 * h + 32 + 2 * h;
+  constexpr u64 emb = 201088ull * h;
+  auto p = load_model("openai/gpt-oss-20b").params;
+  BOOST_TEST(p.total == 24 * (fixed + 32 * expert) + h + 2 * emb);
+  BOOST_TEST(p.active == 24 * (fixed + 4 * expert) + h + 2 * emb);
+  BOOST_TEST(near(p.total, 20.9e9, 0.01));  // model card: 20.9B (21B)
+  // OpenAI's 3.6B active leaves out the embedding table (only the unembedding is read whole).
+  BOOST_TEST(near(p.active - p.embedding, 3.6e9, 0.01));
+}
+
+BOOST_AUTO_TEST_CASE(tied_vs_untied) {
+  // Same shapes, only tie_word_embeddings differs: the head appears exactly when untied.
+  const std::string base = R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 1000,
+      "torch_dtype": "bfloat16", "tie_word_embeddings": )";
+  auto tied = kvplan::load_model_from_json(base + "true}", "tied.json").params;
+  auto untied = kvplan::load_model_from_json(base + "false}", "untied.json").params;
+  constexpr u64 layer = llama_layer(64, 4, 2, 16, 128);
+  BOOST_TEST(tied.total == 2 * layer + 64 + 1000 * 64);
+  BOOST_TEST(tied.lm_head == 0u);
+  BOOST_TEST(untied.lm_head == 1000u * 64);
+  BOOST_TEST(untied.total == tied.total + 1000u * 64);
+}
+
+BOOST_AUTO_TEST_CASE(published_figures_of_other_bundled_models) {
+  struct Case {
+    const char* id;
+    double published;
+    double tol;
+  };
+  // Sources: model cards / papers (see model_configs/README.md). Tolerances state the known gap.
+  const Case cases[] = {
+      {"microsoft/phi-2", 2.78e9, 0.001},                    // 2,779,683,840 on the HF page
+      {"microsoft/Phi-3-mini-4k-instruct", 3.821e9, 0.001},  // 3.8B
+      {"google/gemma-2-9b", 9.242e9, 0.001},                 // 9.24B
+      {"google/gemma-3-1b-it", 1.0e9, 0.001},                // 1B (999,885,952)
+      {"Qwen/Qwen3-8B", 8.2e9, 0.01},                        // 8.2B
+      {"bigcode/starcoder2-7b", 7.17e9, 0.01},               // 7.17B (tied head)
+      {"bigcode/gpt_bigcode-santacoder", 1.1e9, 0.03},       // "1.1B"
+      {"ramdhanfirdaus/falcon-7b-finetuned-aings-instructed-delimiter-2", 6.92e9, 0.001},  // falcon-7b 6.92B
+      {"huihui-ai/c4ai-command-r7b-12-2024-abliterated", 8.03e9, 0.001},  // HF page 8.03B ("7B")
+      {"ArthurZ/mamba-2.8b", 2.768e9, 0.001},                // 2,768,345,600
+      {"LiquidAI/LFM2-700M", 742.5e6, 0.001},                // 742M
+      {"ai21labs/Jamba-v0.1", 51.6e9, 0.01},                 // 52B (51.6B)
+      {"nvidia/Nemotron-H-56B-Base-8K", 56e9, 0.01},         // 56B
+      {"MiniMaxAI/MiniMax-M1", 456e9, 0.01},                 // 456B
+      {"Qwen/Qwen3-Next-80B-A3B-Thinking", 80e9, 0.01},      // 80B
+      {"google/gemma-4-26B-A4B", 25.2e9, 0.01},              // 25.2B total
+      {"Qwen/Qwen3.5-35B-A3B", 35e9, 0.02},                  // 35B incl. vision encoder (not counted)
+      {"meta-llama/Llama-4-Scout-17B-16E-Instruct", 109e9, 0.02},  // 109B incl. vision (not counted)
+  };
+  for (const auto& c : cases) BOOST_TEST_CONTEXT(c.id) { BOOST_TEST(near(load_model(c.id).params.total, c.published, c.tol)); }
+}
+
+BOOST_AUTO_TEST_CASE(active_of_other_moe_models) {
+  BOOST_TEST(near(load_model("ai21labs/Jamba-v0.1").params.active, 12e9, 0.01));                        // 12B active
+  BOOST_TEST(near(load_model("meta-llama/Llama-4-Scout-17B-16E-Instruct").params.active, 17e9, 0.02));  // 17B
+  BOOST_TEST(near(load_model("google/gemma-4-26B-A4B").params.active, 3.8e9, 0.01));                    // 3.8B
+  auto m1 = load_model("MiniMaxAI/MiniMax-M1").params;  // 45.9B active, without embedding and head
+  BOOST_TEST(near(m1.active - m1.embedding - m1.lm_head, 45.9e9, 0.01));
+}
+
+BOOST_AUTO_TEST_CASE(components_sum_to_total) {
+  for (const auto& b : kvplan::bundled_models()) {
+    BOOST_TEST_CONTEXT(b.id) {
+      auto p = load_model(b.id).params;
+      const u64 sum = p.embedding + p.lm_head + p.attention + p.mlp_dense + p.moe_routed + p.moe_shared +
+                      p.moe_router + p.mixer + p.norms + p.other;
+      BOOST_TEST(p.total > 0u);
+      BOOST_TEST(sum == p.total);
+      BOOST_TEST(p.active <= p.total);
+      BOOST_TEST((p.active < p.total) == (p.moe_routed > 0));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hybrid_mixers) {
+  // Mamba-2.8b, one layer: norm + in_proj 2560->2x5120, conv 5120x4 + bias, x_proj 5120->160+32,
+  // dt_proj 160->5120 + bias, A_log 5120x16, D 5120, out_proj 5120->2560.
+  constexpr u64 mixer = 2560 * 10240 + 5120 * 4 + 5120 + 5120 * 192 + 160 * 5120 + 5120 + 5120 * 16 + 5120 + 5120 * 2560;
+  auto mamba = load_model("ArthurZ/mamba-2.8b").params;
+  BOOST_TEST(mamba.mixer == 64 * mixer);
+  BOOST_TEST(mamba.total == 64 * (mixer + 2560) + 2560 + 50280ull * 2560);
+  // LFM2-700M: 10 short-conv layers (conv 1536x3, in_proj 1536->4608, out_proj 1536->1536) and an
+  // MLP width of 256 * ceil((2 * 10240 / 3) / 256) = 6912.
+  auto lfm = load_model("LiquidAI/LFM2-700M").params;
+  BOOST_TEST(lfm.mixer == 10u * (1536 * 3 + 1536 * 4608 + 1536 * 1536));
+  BOOST_TEST(lfm.mlp_dense == 16u * 3 * 1536 * 6912);
+}
+
+BOOST_AUTO_TEST_CASE(quantization_config_is_read) {
+  auto ds = load_model("deepseek-ai/DeepSeek-V3");
+  BOOST_REQUIRE(ds.quantization.has_value());
+  BOOST_TEST(ds.quantization->method == "fp8");
+  BOOST_TEST((ds.quantization->dtype == kvplan::Dtype::fp8_e4m3));
+  BOOST_TEST(ds.quantization->block_rows == 128u);
+  BOOST_TEST(ds.quantization->block_cols == 128u);
+  auto oss = load_model("openai/gpt-oss-20b");
+  BOOST_REQUIRE(oss.quantization.has_value());
+  BOOST_TEST((oss.quantization->dtype == kvplan::Dtype::mxfp4));
+  BOOST_TEST(oss.quantization->modules_not_converted.size() == 4u);
+  BOOST_TEST(!load_model("Qwen/Qwen3-0.6B").quantization.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(unknown_family_is_never_silently_zero) {
+  // A family with no rule but plain attention fields: generic decoder count, said in notes.
+  const std::string cfg = R"({"model_type": "brandnew", "hidden_size": 64, "num_attention_heads": 4,
+      "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 1000, "torch_dtype": "bfloat16"})";
+  kvplan::LoadOptions opts;
+  opts.assume = {"dense"};
+  auto p = kvplan::load_model_from_json(cfg, "brandnew.json", opts).params;
+  BOOST_TEST(p.total == 2 * llama_layer(64, 4, 4, 16, 128) + 64 + 2 * 1000u * 64);
+  BOOST_REQUIRE(!p.notes.empty());
+  BOOST_TEST(p.notes.back().find("generic decoder") != std::string::npos);
+  // Without an intermediate_size the count is not determined: total stays 0 and a note says why.
+  const std::string bare = R"({"model_type": "brandnew", "hidden_size": 64, "num_attention_heads": 4,
+      "num_hidden_layers": 2, "vocab_size": 1000, "torch_dtype": "bfloat16"})";
+  auto q = kvplan::load_model_from_json(bare, "bare.json", opts).params;
+  BOOST_TEST(q.total == 0u);
+  BOOST_REQUIRE(!q.notes.empty());
+  BOOST_TEST(q.notes.back().find("no parameter rule") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
