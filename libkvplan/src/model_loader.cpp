@@ -33,7 +33,13 @@ struct Ctx {
 };
 
 std::uint64_t num_layers(const ConfigView& c) {
-  return c.require_uint_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  auto n = c.require_uint_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
+  constexpr std::uint64_t kMaxLayers = 1u << 20;  // far beyond any real model; keeps allocation sane
+  if (n > kMaxLayers) {
+    for (auto k : {"num_hidden_layers", "n_layer", "num_layers", "n_layers"})
+      if (c.has(k)) c.fail(k, "a layer count of at most 1,048,576", &c.text()[k]);
+  }
+  return n;
 }
 std::uint64_t hidden_size(const ConfigView& c) { return c.require_uint_any({"hidden_size", "n_embd", "d_model"}); }
 std::uint64_t attention_heads(const ConfigView& c) {
@@ -205,6 +211,10 @@ void map_dense(const Ctx& x) {
     auto p = c.uint_any({"sliding_window_pattern", "_sliding_window_pattern"});
     if (!p) x.note(mt + ": sliding_window_pattern not set; transformers' default 6 used (5 sliding : 1 full)");
     slots = pattern_slots(n, p.value_or(6));
+  } else if (mt == "gemma3n" || mt == "gemma3n_text") {
+    // transformers' Gemma3nTextConfig: every 5th layer full, the rest sliding.
+    slots = pattern_slots(n, 5);
+    x.note(mt + ": layer_types not set; transformers' default (4 sliding : 1 full) used");
   } else if (mt == "cohere2") {
     auto p = c.uint_any({"sliding_window_pattern", "_sliding_window_pattern"});
     if (!p) x.note(mt + ": sliding_window_pattern not set; transformers' default 4 used (3 sliding : 1 full)");
@@ -244,6 +254,7 @@ void map_dense(const Ctx& x) {
   if (any_sliding) {
     std::uint64_t fallback = 0;
     if (mt == "gemma2" || mt == "gemma3" || mt == "gemma3_text" || mt == "cohere2") fallback = 4096;
+    if (mt == "gemma3n" || mt == "gemma3n_text") fallback = 512;
     if (mt == "gpt_oss") fallback = 128;
     window = require_window(x, fallback);
   }
@@ -481,7 +492,7 @@ const std::set<std::string>& dense_types() {
       "gpt2", "gpt_bigcode", "falcon", "RefinedWeb", "RefinedWebModel", "gemma", "gemma2", "gemma3", "gemma3_text",
       "gemma4", "gemma4_text", "cohere", "cohere2", "starcoder2", "gpt_oss", "llama4", "llama4_text", "gpt_neox",
       "olmo", "olmo2", "olmoe", "granite", "granitemoe", "internlm2", "stablelm", "exaone", "glm", "glm4", "glm4_moe",
-      "ministral", "mistral3_text", "deepseek", "qwen", "baichuan", "mpt", "gptj", "opt"};
+      "ministral", "mistral3_text", "deepseek", "qwen", "baichuan", "mpt", "gptj", "opt", "gemma3n", "gemma3n_text"};
   return s;
 }
 

@@ -15,7 +15,21 @@ CacheDtypes resolve_dtypes(const ModelSpec& m, const Workload& w) {
   return d;
 }
 
+namespace {
+CacheSize compute(const ModelSpec& m, const Workload& w);
+}
+
 CacheSize cache_size(const ModelSpec& m, const Workload& w) {
+  try {
+    return compute(m, w);
+  } catch (const OverflowError& e) {
+    // Name the model's file so the user knows which input is absurd.
+    throw OverflowError(m.source + ": " + e.what());
+  }
+}
+
+namespace {
+CacheSize compute(const ModelSpec& m, const Workload& w) {
   if (w.batch == 0) throw InputError::value("batch", "0", "a positive number of sequences");
   if (w.tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   CacheSize s;
@@ -40,6 +54,7 @@ CacheSize cache_size(const ModelSpec& m, const Workload& w) {
   s.total_bytes = checked_add(s.kv_bytes, s.state_bytes, "total cache bytes");
   return s;
 }
+}  // namespace
 
 std::uint64_t total_cache_bytes(const ModelSpec& m, const Workload& w) { return cache_size(m, w).total_bytes; }
 

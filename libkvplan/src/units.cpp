@@ -118,7 +118,8 @@ std::string format_mib(std::uint64_t bytes, int decimals) {
 }
 
 std::string format_bytes(std::uint64_t bytes) {
-  if (bytes < MB) return format_count(bytes) + " B (" + fixed(static_cast<double>(bytes) / KiB, 2) + " KiB)";
+  if (bytes < KB) return std::to_string(bytes) + " B";
+  if (bytes < MB) return fixed(static_cast<double>(bytes) / 1e3, 2) + " KB (" + fixed(static_cast<double>(bytes) / KiB, 2) + " KiB)";
   if (bytes < GB) return fixed(static_cast<double>(bytes) / 1e6, 2) + " MB (" + format_mib(bytes) + ")";
   return format_gb(bytes) + " (" + format_gib(bytes) + ")";
 }
