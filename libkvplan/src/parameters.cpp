@@ -34,14 +34,13 @@ constexpr u64 kAll = ~u64{0};  // "active_count = count"
 
 class Inventory {
  public:
-  // While `mtp` is set every tensor is booked to the MTP component (not in the total).
+  // While `mtp` is set every tensor is marked as part of the MTP module (not in the total).
   bool mtp = false;
 
   void add(C comp, K kind, const std::string& name, u64 rows, u64 cols, u64 count = 1, u64 active = kAll) {
     if (rows == 0 || cols == 0 || count == 0) return;
-    if (mtp) comp = C::mtp;
     if (active == kAll) active = count;
-    auto key = std::make_tuple(name, rows, cols, static_cast<int>(comp), static_cast<int>(kind));
+    auto key = std::make_tuple(name, rows, cols, static_cast<int>(comp), static_cast<int>(kind), mtp);
     auto it = index_.find(key);
     if (it != index_.end()) {
       auto& t = tensors_[it->second];
@@ -57,6 +56,7 @@ class Inventory {
     t.cols = cols;
     t.count = count;
     t.active_count = active;
+    t.mtp = mtp;
     index_[key] = tensors_.size();
     tensors_.push_back(std::move(t));
   }
@@ -83,7 +83,7 @@ class Inventory {
 
  private:
   std::vector<WeightTensor> tensors_;
-  std::map<std::tuple<std::string, u64, u64, int, int>, std::size_t> index_;
+  std::map<std::tuple<std::string, u64, u64, int, int, bool>, std::size_t> index_;
 };
 
 // ---- shared building blocks ----------------------------------------------------------------
@@ -540,12 +540,12 @@ void deepseek(const Ctx& x) {
     for (u64 j = 0; j < nextn; ++j) {
       const std::string p = "model.layers.mtp.";
       deepseek_layer(x, x.n() + j, p);
-      x.inv.norm(C::mtp, p + "enorm", h);
-      x.inv.norm(C::mtp, p + "hnorm", h);
-      x.inv.linear(C::mtp, p + "eh_proj", h, 2 * h);
-      x.inv.norm(C::mtp, p + "shared_head.norm", h);
-      x.inv.add(C::mtp, K::embedding, p + "embed_tokens.weight", x.m.dims.vocab_size, h);
-      x.inv.linear(C::mtp, p + "shared_head.head", x.m.dims.vocab_size, h);
+      x.inv.norm(C::norms, p + "enorm", h);
+      x.inv.norm(C::norms, p + "hnorm", h);
+      x.inv.linear(C::other, p + "eh_proj", h, 2 * h);
+      x.inv.norm(C::norms, p + "shared_head.norm", h);
+      x.inv.add(C::embedding, K::embedding, p + "embed_tokens.weight", x.m.dims.vocab_size, h);
+      x.inv.linear(C::lm_head, p + "shared_head.head", x.m.dims.vocab_size, h);
     }
     x.inv.mtp = false;
     x.note("deepseek: " + std::to_string(nextn) +
@@ -730,13 +730,13 @@ void qwen_next(const Ctx& x) {
     // the embedding and head are shared unless mtp_use_dedicated_embeddings.
     x.inv.mtp = true;
     const std::string p = "mtp.";
-    x.inv.linear(C::mtp, p + "fc", h, 2 * h);
-    x.inv.norm(C::mtp, p + "pre_fc_norm_embedding", h);
-    x.inv.norm(C::mtp, p + "pre_fc_norm_hidden", h);
+    x.inv.linear(C::other, p + "fc", h, 2 * h);
+    x.inv.norm(C::norms, p + "pre_fc_norm_embedding", h);
+    x.inv.norm(C::norms, p + "pre_fc_norm_hidden", h);
     for (u64 j = 0; j < *mtp; ++j) qwen_next_layer(x, last_attention, p + "layers.*.", true);
-    x.inv.norm(C::mtp, p + "norm", h);
+    x.inv.norm(C::norms, p + "norm", h);
     if (x.c.boolean("mtp_use_dedicated_embeddings").value_or(false))
-      x.inv.add(C::mtp, K::embedding, p + "embed_tokens.weight", x.m.dims.vocab_size, h);
+      x.inv.add(C::embedding, K::embedding, p + "embed_tokens.weight", x.m.dims.vocab_size, h);
     x.inv.mtp = false;
     x.note(x.m.model_type + ": " + std::to_string(*mtp) + " MTP layer(s) counted in mtp (not in total)");
   }
@@ -859,6 +859,10 @@ void sum_up(ModelSpec& m) {
   for (const auto& t : p.tensors) {
     const u64 n = t.params();
     u64* slot = nullptr;
+    if (t.mtp) {
+      p.mtp = checked_add(p.mtp, n, "parameter count");
+      continue;
+    }
     switch (t.component) {
       case C::embedding: slot = &p.embedding; break;
       case C::lm_head: slot = &p.lm_head; break;
@@ -870,13 +874,10 @@ void sum_up(ModelSpec& m) {
       case C::mixer: slot = &p.mixer; break;
       case C::norms: slot = &p.norms; break;
       case C::other: slot = &p.other; break;
-      case C::mtp: slot = &p.mtp; break;
     }
     *slot = checked_add(*slot, n, "parameter count");
-    if (t.component != C::mtp) {
-      p.total = checked_add(p.total, n, "parameter count");
-      p.active = checked_add(p.active, t.active_params(), "parameter count");
-    }
+    p.total = checked_add(p.total, n, "parameter count");
+    p.active = checked_add(p.active, t.active_params(), "parameter count");
   }
 }
 
@@ -907,6 +908,10 @@ void read_quantization(const ConfigView& c, ModelSpec& m) {
     }
   } else if (wq.method == "mxfp4") {
     wq.dtype = Dtype::mxfp4;
+    if (!c.dtype_name()) {
+      wq.unquantised_dtype = Dtype::bf16;
+      m.params.notes.push_back("mxfp4 checkpoint names no torch_dtype: its unquantised tensors are taken as bf16");
+    }
   }
   for (const char* key : {"modules_to_not_convert", "ignored_layers", "ignore"}) {
     if (q->contains(key) && (*q)[key].is_array())
@@ -919,8 +924,8 @@ void read_quantization(const ConfigView& c, ModelSpec& m) {
 }  // namespace
 
 void fill_parameters(const ConfigView& cfg, ModelSpec& m) {
-  read_quantization(cfg, m);
   m.params = ParameterCounts{};
+  read_quantization(cfg, m);
   Inventory inv;
   Ctx x{cfg, m, inv};
   try {
@@ -928,14 +933,12 @@ void fill_parameters(const ConfigView& cfg, ModelSpec& m) {
     else generic_decoder(x);
   } catch (const Error& e) {
     // A count is never worth failing the load (the cache mapping already succeeded).
-    m.params = ParameterCounts{};
+    m.params.tensors.clear();
     m.params.notes.push_back(std::string("parameter count unavailable: ") + e.what());
     return;
   }
   m.params.tensors = inv.take();
   sum_up(m);
-  if (m.quantization && m.quantization->dtype)
-    m.params.notes.push_back("checkpoint quantised: " + m.quantization->method);
 }
 
 }  // namespace kvplan::detail

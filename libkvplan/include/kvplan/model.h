@@ -17,6 +17,9 @@ struct WeightQuantization {
   std::optional<Dtype> dtype;               // element format of the quantised matrices
   std::uint64_t block_rows = 0, block_cols = 0;  // scale block (fp8 128x128); 0 = per tensor
   std::vector<std::string> modules_not_converted;
+  // Format of the tensors left unquantised when the config names no torch_dtype (gpt-oss
+  // checkpoints keep them in bf16); nullopt: the model dtype.
+  std::optional<Dtype> unquantised_dtype;
 };
 
 struct LayerSpec {

@@ -7,7 +7,7 @@ namespace kvplan {
 
 // Which ParameterCounts component a weight tensor belongs to.
 enum class WeightComponent { embedding, lm_head, attention, mlp_dense, moe_routed, moe_shared, moe_router, mixer,
-                             norms, other, mtp };
+                             norms, other };
 
 // How a tensor is stored and read: `linear` = a projection matrix (quantisable); `embedding` = a
 // lookup table (quantisable; a token reads one row unless the table is also the output head);
@@ -25,6 +25,7 @@ struct WeightTensor {
   std::uint64_t count = 1;
   std::uint64_t active_count = 1;
   bool tied_head = false;           // embedding table that is also the output head (read whole)
+  bool mtp = false;                 // part of the multi-token-prediction module (not in total)
   std::uint64_t params() const;       // rows * cols * count (checked)
   std::uint64_t active_params() const;  // rows * cols * active_count (checked)
 };
