@@ -1,0 +1,225 @@
+// Property tests over randomly generated (valid) architectures: thousands of configs of every
+// family, each checked for the invariants the byte formulas must keep.
+#include <random>
+
+#include "helpers.h"
+
+using namespace kvplan;
+
+namespace {
+
+using nlohmann::json;
+
+struct Gen {
+  std::mt19937_64 rng;
+  std::uint64_t pick(std::initializer_list<std::uint64_t> xs) {
+    std::uniform_int_distribution<std::size_t> d(0, xs.size() - 1);
+    return *(xs.begin() + d(rng));
+  }
+  std::uint64_t range(std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); }
+  bool coin() { return range(0, 1) == 1; }
+
+  json base(const char* model_type) {
+    const std::uint64_t heads = pick({4, 8, 16, 32, 64});
+    const std::uint64_t kv = heads / pick({1, 2, 4});
+    json j = {{"model_type", model_type}, {"num_attention_heads", heads}, {"num_key_value_heads", kv},
+              {"head_dim", pick({32, 64, 80, 96, 128, 256})}, {"hidden_size", heads * 64},
+              {"num_hidden_layers", range(1, 48)}, {"torch_dtype", coin() ? "bfloat16" : "float16"},
+              {"vocab_size", 32000}, {"intermediate_size", 4096}};
+    return j;
+  }
+
+  json config() {
+    switch (range(0, 10)) {
+      case 0: return base("llama");
+      case 1: {
+        auto j = base("mistral");
+        j["sliding_window"] = range(1, 8192);
+        return j;
+      }
+      case 2: {
+        auto j = base("gemma3_text");
+        j["sliding_window"] = range(1, 4096);
+        j["sliding_window_pattern"] = range(1, 8);
+        return j;
+      }
+      case 3: {
+        auto j = base("gpt_oss");
+        j["sliding_window"] = range(1, 1024);
+        json types = json::array();
+        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i)
+          types.push_back(coin() ? "sliding_attention" : "full_attention");
+        j["layer_types"] = types;
+        return j;
+      }
+      case 4: {
+        auto j = base("deepseek_v3");
+        j["kv_lora_rank"] = pick({128, 256, 512});
+        j["qk_rope_head_dim"] = pick({32, 64});
+        j["qk_nope_head_dim"] = 128;
+        j["v_head_dim"] = 128;
+        if (coin()) {
+          j["model_type"] = "deepseek_v32";
+          j["index_head_dim"] = 128;
+        }
+        return j;
+      }
+      case 5: {
+        auto j = base("jamba");
+        j["attn_layer_period"] = range(2, 8);
+        j["attn_layer_offset"] = range(0, j["attn_layer_period"].get<std::uint64_t>() - 1);
+        j["mamba_d_state"] = pick({16, 64});
+        j["mamba_d_conv"] = pick({2, 4});
+        j["mamba_expand"] = 2;
+        return j;
+      }
+      case 6: {
+        auto j = base("nemotron_h");
+        std::string p;
+        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i) p += "M*-E"[range(0, 3)];
+        j["hybrid_override_pattern"] = p;
+        j["mamba_num_heads"] = pick({8, 16, 32});
+        j["mamba_head_dim"] = 64;
+        j["n_groups"] = pick({1, 2, 8});
+        j["ssm_state_size"] = pick({64, 128});
+        j["conv_kernel"] = 4;
+        return j;
+      }
+      case 7: {
+        auto j = base("qwen3_next");
+        j["full_attention_interval"] = range(1, 6);
+        j["linear_num_key_heads"] = pick({8, 16});
+        j["linear_num_value_heads"] = pick({16, 32});
+        j["linear_key_head_dim"] = 128;
+        j["linear_value_head_dim"] = 128;
+        j["linear_conv_kernel_dim"] = 4;
+        return j;
+      }
+      case 8: {
+        auto j = base("lfm2");
+        j["conv_L_cache"] = range(2, 4);
+        json idx = json::array();
+        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i)
+          if (coin()) idx.push_back(i);
+        j["full_attn_idxs"] = idx;
+        return j;
+      }
+      case 9: {
+        auto j = base("minimax_m1");
+        json t = json::array();
+        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i) t.push_back(range(0, 1));
+        j["attn_type_list"] = t;
+        return j;
+      }
+      default: {
+        auto j = base("mamba");
+        j["state_size"] = 16;
+        j["conv_kernel"] = 4;
+        j["expand"] = 2;
+        return j;
+      }
+    }
+  }
+};
+
+Workload wl(std::uint64_t tokens, std::uint64_t batch, Dtype d, std::uint64_t tp = 1) {
+  Workload w;
+  w.tokens = tokens;
+  w.batch = batch;
+  w.k_dtype = w.v_dtype = d;
+  w.tp = tp;
+  return w;
+}
+
+bool splits_exactly(const LayerCache& c, std::uint64_t tp) {
+  if (auto* a = std::get_if<FullAttention>(&c)) return a->kv_heads % tp == 0;
+  if (auto* a = std::get_if<SlidingAttention>(&c)) return a->kv_heads % tp == 0;
+  if (auto* a = std::get_if<ChunkedAttention>(&c)) return a->kv_heads % tp == 0;
+  if (std::holds_alternative<Mla>(c)) return false;
+  return true;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(properties)
+
+BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
+  Gen g{std::mt19937_64(20261129)};
+  const Dtype dtypes[] = {Dtype::bf16, Dtype::fp8_e4m3, Dtype::q8_0, Dtype::q4_0, Dtype::fp32, Dtype::nvfp4};
+  std::size_t checked = 0, failures = 0;
+  for (int n = 0; n < 5000; ++n) {
+    const json cfg = g.config();
+    ModelSpec m;
+    try {
+      m = load_model_from_json(cfg.dump(), "random.json");
+    } catch (const Error& e) {
+      BOOST_ERROR("generated config rejected: " << e.what() << "\n" << cfg.dump());
+      continue;
+    }
+    const Dtype d = dtypes[g.range(0, 5)];
+    const std::uint64_t t1 = g.range(0, 20000), t2 = t1 + g.range(0, 20000);
+    const std::uint64_t b = g.range(1, 64);
+    const auto s1 = cache_size(m, wl(t1, b, d)), s2 = cache_size(m, wl(t2, b, d));
+    const auto sb = cache_size(m, wl(t1, b + 1, d));
+    bool ok = s1.total_bytes <= s2.total_bytes && s1.total_bytes <= sb.total_bytes;  // monotonic
+    ok = ok && s1.total_bytes == s1.kv_bytes + s1.state_bytes;
+    ok = ok && s1.total_bytes == cache_size(m, wl(t1, 1, d)).total_bytes * b;        // linear in batch
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      const auto& c = m.layers[i].cache;
+      const auto& l1 = s1.layers[i];
+      // tokens held: sliding/chunked cap at their window, full/MLA grow, state kinds hold none.
+      if (auto* sw = std::get_if<SlidingAttention>(&c)) {
+        ok = ok && l1.per_sequence.tokens_held == std::min(t1, sw->window);
+        ok = ok && layer_bytes(c, sw->window, s1.dtypes) .kv_bytes() == layer_bytes(c, sw->window + t2, s1.dtypes).kv_bytes();
+      } else if (l1.kind == "full_attention" || l1.kind == "mla") {
+        ok = ok && l1.per_sequence.tokens_held == t1;
+      } else {
+        ok = ok && l1.per_sequence.tokens_held == 0 && l1.kv_bytes == 0;
+        ok = ok && layer_bytes(c, t1, s1.dtypes).state_bytes() == layer_bytes(c, t2, s1.dtypes).state_bytes();
+      }
+      // KV bytes are tokens held x the per-token row.
+      ok = ok && l1.per_sequence.kv_bytes() == l1.per_sequence.tokens_held * bytes_per_token(c, s1.dtypes);
+      // TP: per-rank bytes x tp >= total, with equality exactly when nothing is replicated.
+      for (std::uint64_t tp : {2u, 4u, 8u}) {
+        const auto st1 = layer_bytes(c, t1, s1.dtypes, 1).state_bytes();
+        try {
+          ok = ok && layer_bytes(c, t1, s1.dtypes, tp).state_bytes() * tp >= st1;  // state splits by heads
+        } catch (const InputError&) {
+          // Mamba-2 groups that a TP degree cannot split are an input error, not a wrong size.
+          ok = ok && std::holds_alternative<Mamba>(c);
+        }
+        auto one = layer_bytes(c, t1, s1.dtypes, 1).kv_bytes();
+        auto per = layer_bytes(c, t1, s1.dtypes, tp).kv_bytes();
+        if (one == 0) continue;
+        ok = ok && per * tp >= one;
+        ok = ok && ((per * tp == one) == splits_exactly(c, tp));
+        if (std::holds_alternative<Mla>(c)) ok = ok && per == one;  // MLA never splits
+      }
+    }
+    if (!ok && failures++ < 5) BOOST_ERROR("invariant broken for " << cfg.dump() << " tokens " << t1 << "/" << t2);
+    ++checked;
+  }
+  BOOST_TEST(failures == 0u);
+  BOOST_TEST(checked == 5000u);
+}
+
+BOOST_AUTO_TEST_CASE(overflow_sized_inputs_are_errors) {
+  Gen g{std::mt19937_64(7)};
+  for (int n = 0; n < 500; ++n) {
+    auto cfg = g.config();
+    auto m = load_model_from_json(cfg.dump(), "random.json");
+    Workload w = wl(std::uint64_t{1} << g.range(40, 63), std::uint64_t{1} << g.range(20, 40), Dtype::fp32);
+    bool has_tokens = m.has_kind("full_attention") || m.has_kind("mla") || m.has_kind("sliding_attention");
+    if (!has_tokens) continue;
+    try {
+      auto s = cache_size(m, w);
+      // If it did not throw, the result must be the exact (non-wrapped) product.
+      unsigned __int128 exact = static_cast<unsigned __int128>(cache_size(m, wl(w.tokens, 1, Dtype::fp32)).total_bytes) * w.batch;
+      BOOST_TEST((exact == s.total_bytes));
+    } catch (const OverflowError& e) {
+      BOOST_TEST(std::string(e.what()).find("random.json") != std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
