@@ -16,7 +16,8 @@ struct WeightBytes {
   std::uint64_t total = 0;          // everything that is loaded (main model, no MTP)
   std::uint64_t experts = 0;        // routed experts part of total
   std::uint64_t non_experts = 0;    // total - experts
-  std::uint64_t active = 0;         // bytes read per token at batch 1 (routed: top-k only)
+  std::uint64_t active = 0;         // bytes read per token at batch 1 (routed experts: top-k only;
+                                    // an embedding table that is not also the head: one row)
   std::uint64_t mtp = 0;            // MTP/next-n layers, not in total
   std::string scheme;               // "bf16", "fp8 (128x128 blocks) + bf16", "mxfp4 experts + bf16"
 };
