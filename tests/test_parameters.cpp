@@ -257,6 +257,48 @@ BOOST_AUTO_TEST_CASE(hybrid_mixers) {
   BOOST_TEST(lfm.mlp_dense == 16u * 3 * 1536 * 6912);
 }
 
+BOOST_AUTO_TEST_CASE(phi2_in_both_schemas) {
+  // The same model in transformers' current "phi" schema counts the same 2,779,683,840: per
+  // layer LayerNorm (w+b), q/k/v/dense 2560x2560 with biases, fc1/fc2 2560<->10240 with biases;
+  // final LayerNorm; untied head with bias.
+  constexpr u64 h = 2560, i = 10240, v = 51200;
+  constexpr u64 layer = 2 * h + 4 * (h * h + h) + (h * i + i) + (i * h + h);
+  constexpr u64 expect = 32 * layer + 2 * h + v * h + (v * h + v);
+  static_assert(expect == 2'779'683'840);
+  const std::string cfg = R"({"model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200,
+      "partial_rotary_factor": 0.4, "max_position_embeddings": 2048, "tie_word_embeddings": false,
+      "qk_layernorm": false, "torch_dtype": "float16"})";
+  BOOST_TEST(kvplan::load_model_from_json(cfg, "phi2-new.json").params.total == expect);
+  BOOST_TEST(load_model("microsoft/phi-2").params.total == expect);
+}
+
+BOOST_AUTO_TEST_CASE(pythia_160m) {
+  // GPT-NeoX: embed_in and embed_out 50304x768; per layer two LayerNorms (w+b), fused qkv
+  // 768->2304 + bias, dense + bias, MLP 768<->3072 with biases; final LayerNorm. Published:
+  // 162,322,944 (EleutherAI/pythia-160m).
+  const std::string cfg = R"({"model_type": "gpt_neox", "hidden_size": 768, "intermediate_size": 3072,
+      "num_hidden_layers": 12, "num_attention_heads": 12, "vocab_size": 50304, "max_position_embeddings": 2048,
+      "rotary_pct": 0.25, "tie_word_embeddings": false, "torch_dtype": "float16"})";
+  constexpr u64 h = 768;
+  constexpr u64 layer = 4 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * 4 * h + 4 * h) + (4 * h * h + h);
+  static_assert(12 * layer + 2 * h + 2 * 50304 * h == 162'322'944);
+  BOOST_TEST(kvplan::load_model_from_json(cfg, "pythia.json").params.total == 162'322'944u);
+}
+
+BOOST_AUTO_TEST_CASE(mamba2_mixer) {
+  // Mamba-2, h 64, 8 heads of 16 (d_inner 128), 1 group, state 16, kernel 4: in_proj
+  // 64 -> 2*128 + 2*16 + 8, conv (128 + 32) x 4 + bias, dt_bias/A_log/D 8 each, gated norm 128,
+  // out_proj 128 -> 64; a norm per layer, norm_f, tied embedding 100 x 64.
+  const std::string cfg = R"({"model_type": "mamba2", "hidden_size": 64, "num_heads": 8, "head_dim": 16,
+      "n_groups": 1, "state_size": 16, "conv_kernel": 4, "expand": 2, "num_hidden_layers": 2,
+      "vocab_size": 100, "tie_word_embeddings": true, "torch_dtype": "bfloat16"})";
+  constexpr u64 mixer = 64 * 296 + 160 * 4 + 160 + 3 * 8 + 128 + 128 * 64;
+  auto p = kvplan::load_model_from_json(cfg, "mamba2.json").params;
+  BOOST_TEST(p.mixer == 2 * mixer);
+  BOOST_TEST(p.total == 2 * (mixer + 64) + 64 + 100 * 64);
+}
+
 BOOST_AUTO_TEST_CASE(quantization_config_is_read) {
   auto ds = load_model("deepseek-ai/DeepSeek-V3");
   BOOST_REQUIRE(ds.quantization.has_value());

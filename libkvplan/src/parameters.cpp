@@ -356,6 +356,48 @@ void phi_msft(const Ctx& x) {
   embeddings(x.inv, x.m, "transformer.embd.wte.weight", "lm_head.linear", true);
 }
 
+// Phi-1/1.5/2 in transformers' current schema (model_type "phi"): parallel block with one
+// LayerNorm, q/k/v/dense with biases, fc1/fc2 with biases, optional q/k LayerNorms, a biased head.
+void phi(const Ctx& x) {
+  const u64 h = x.h();
+  const u64 inner = x.m.dims.intermediate_size ? x.m.dims.intermediate_size : 4 * h;
+  const bool qk_ln = x.c.boolean("qk_layernorm").value_or(false);
+  for (std::size_t i = 0; i < x.n(); ++i) {
+    const AttnDims a = x.attn(i);
+    const std::string p = "model.layers.*.";
+    x.inv.norm(C::norms, p + "input_layernorm", h, true);
+    x.inv.linear(C::attention, p + "self_attn.q_proj", x.heads() * a.k_dim, h, true);
+    x.inv.linear(C::attention, p + "self_attn.k_proj", a.kv * a.k_dim, h, true);
+    x.inv.linear(C::attention, p + "self_attn.v_proj", a.kv * a.v_dim, h, true);
+    x.inv.linear(C::attention, p + "self_attn.dense", h, x.heads() * a.v_dim, true);
+    if (qk_ln) {
+      x.inv.norm(C::attention, p + "self_attn.q_layernorm", a.k_dim, true);
+      x.inv.norm(C::attention, p + "self_attn.k_layernorm", a.k_dim, true);
+    }
+    plain_mlp(x.inv, C::mlp_dense, p + "mlp.", h, inner, true, "fc1", "fc2");
+  }
+  x.inv.norm(C::norms, "model.final_layernorm", h, true);
+  embeddings(x.inv, x.m, "model.embed_tokens.weight", "lm_head", true);
+}
+
+// GPT-NeoX / Pythia: fused query_key_value with bias, two LayerNorms per layer, biased MLP.
+void gpt_neox(const Ctx& x) {
+  const u64 h = x.h();
+  const u64 inner = x.m.dims.intermediate_size ? x.m.dims.intermediate_size : 4 * h;
+  const bool bias = x.c.boolean("attention_bias").value_or(true);
+  for (std::size_t i = 0; i < x.n(); ++i) {
+    const AttnDims a = x.attn(i);
+    const std::string p = "gpt_neox.layers.*.";
+    x.inv.norm(C::norms, p + "input_layernorm", h, true);
+    x.inv.norm(C::norms, p + "post_attention_layernorm", h, true);
+    x.inv.linear(C::attention, p + "attention.query_key_value", (x.heads() + 2 * a.kv) * a.k_dim, h, bias);
+    x.inv.linear(C::attention, p + "attention.dense", h, x.heads() * a.v_dim, bias);
+    plain_mlp(x.inv, C::mlp_dense, p + "mlp.", h, inner, true, "dense_h_to_4h", "dense_4h_to_h");
+  }
+  x.inv.norm(C::norms, "gpt_neox.final_layer_norm", h, true);
+  embeddings(x.inv, x.m, "gpt_neox.embed_in.weight", "embed_out");
+}
+
 // Gemma 4: per-layer-type attention (global layers: own head dim / KV heads, V from K), a dense
 // MLP in every layer, plus a routed-expert block beside it when enable_moe_block.
 void gemma4(const Ctx& x) {
@@ -574,6 +616,8 @@ void mamba1_mixer(const Ctx& x, const std::string& p, const Mamba& mb, u64 dt_ra
   }
 }
 
+void mamba2_mixer(const Ctx& x, const std::string& p, const Mamba& mb, bool proj_bias, bool conv_bias);
+
 u64 dt_rank(const Ctx& x, const char* key) {
   const auto& c = x.c;
   if (c.has(key) && c.text()[std::string(key)].is_string()) return ceil_div(x.h(), 16);  // "auto"
@@ -589,7 +633,8 @@ void mamba(const Ctx& x) {
     const auto* mb = std::get_if<Mamba>(&x.m.layers[i].cache);
     if (!mb) continue;
     x.inv.norm(C::norms, "backbone.layers.*.norm", h);
-    mamba1_mixer(x, "backbone.layers.*.mixer.", *mb, r, proj_bias, conv_bias, false);
+    if (mb->version == 2) mamba2_mixer(x, "backbone.layers.*.mixer.", *mb, proj_bias, conv_bias);
+    else mamba1_mixer(x, "backbone.layers.*.mixer.", *mb, r, proj_bias, conv_bias, false);
   }
   x.inv.norm(C::norms, "backbone.norm_f", h);
   embeddings(x.inv, x.m, "backbone.embeddings.weight");
@@ -841,7 +886,8 @@ const std::map<std::string, Counter>& counters() {
       {"qwen3_moe", llama_like},    {"phi3", llama_like},          {"gemma2", llama_like},
       {"gemma3", llama_like},       {"gemma3_text", llama_like},   {"cohere2", llama_like},
       {"starcoder2", llama_like},   {"ministral", llama_like},     {"mistral3_text", llama_like},
-      {"gpt2", gpt2_like},          {"gpt_bigcode", gpt2_like},    {"falcon", falcon},
+      {"gemma", llama_like},        {"phi", phi},                  {"gpt_neox", gpt_neox},
+      {"mamba2", mamba},            {"gpt2", gpt2_like},          {"gpt_bigcode", gpt2_like},    {"falcon", falcon},
       {"RefinedWeb", falcon},       {"RefinedWebModel", falcon},   {"phi-msft", phi_msft},
       {"gemma4", gemma4},           {"gemma4_text", gemma4},       {"llama4", llama4},
       {"llama4_text", llama4},      {"gpt_oss", gpt_oss},          {"deepseek_v2", deepseek},
