@@ -197,6 +197,25 @@ BOOST_AUTO_TEST_CASE(linear_attention_layouts) {
   for (std::size_t i = 0; i < lk.size(); ++i) BOOST_TEST(lk[i] == (full.count(i) ? "full_attention" : "short_conv"));
 }
 
+BOOST_AUTO_TEST_CASE(kimi_linear_kda_and_mla) {
+  // linear_attn_config lists 1-based layer ids; full layers are MLA, the rest KDA with fp32 state.
+  nlohmann::json cfg = {{"model_type", "kimi_linear"}, {"hidden_size", 2304}, {"num_attention_heads", 32},
+                        {"num_hidden_layers", 8}, {"kv_lora_rank", 512}, {"qk_rope_head_dim", 64},
+                        {"qk_nope_head_dim", 128}, {"v_head_dim", 128}, {"dtype", "bfloat16"},
+                        {"linear_attn_config", {{"kda_layers", {1, 2, 3, 5, 6, 7}}, {"full_attn_layers", {4, 8}},
+                                                {"num_heads", 32}, {"head_dim", 128}, {"short_conv_kernel_size", 4}}}};
+  auto m = load_model_from_json(cfg.dump(), "kimi.json");
+  auto k = kinds(m);
+  for (std::size_t i = 0; i < 8; ++i) BOOST_TEST(k[i] == (i == 3 || i == 7 ? "mla" : "linear_attention"));
+  auto s = cache_size(m, test::workload(1000, 1, Dtype::bf16));
+  // MLA: 2 layers x 1000 x 576 x 2 B; KDA: 6 x (3 x 3*32*128 x 2 B + 32 x 128 x 128 x 4 B).
+  BOOST_TEST(s.kv_bytes == 2u * 1000 * 576 * 2);
+  BOOST_TEST(s.state_bytes == 6u * (3 * 3 * 32 * 128 * 2 + 32 * 128 * 128 * 4));
+  cfg["linear_attn_config"]["full_attn_layers"] = {4, 9};
+  BOOST_CHECK_EXCEPTION(load_model_from_json(cfg.dump(), "kimi.json"), ConfigError,
+                        test::HasMessage({"/linear_attn_config/full_attn_layers/1", "1-based"}));
+}
+
 BOOST_AUTO_TEST_CASE(cross_layer_kv_sharing) {
   // Gemma 3n-style: the last num_kv_shared_layers read the last earlier layer of their kind.
   nlohmann::json cfg = {{"model_type", "gemma3n_text"}, {"hidden_size", 2048}, {"num_attention_heads", 8},

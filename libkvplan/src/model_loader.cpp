@@ -471,6 +471,49 @@ void map_lfm2(const Ctx& x) {
   }
 }
 
+// Kimi Linear: 1-based kda_layers / full_attn_layers in linear_attn_config; full layers are MLA.
+void map_kimi_linear(const Ctx& x) {
+  const auto& c = x.cfg;
+  const std::uint64_t n = num_layers(c);
+  const std::string lac = c.pointer("linear_attn_config");
+  if (!c.has("linear_attn_config") || !c.text()["linear_attn_config"].is_object())
+    c.fail("linear_attn_config", "an object with kda_layers, full_attn_layers, num_heads, head_dim", nullptr);
+  detail::ConfigView sub(c.text()["linear_attn_config"], c.source() + " " + lac);
+  auto kda = sub.uint_list("kda_layers", false);
+  auto full = sub.uint_list("full_attn_layers", false);
+  if (!kda || !full) c.fail_at(lac, "kda_layers and full_attn_layers (1-based layer ids)", "a missing list");
+  std::vector<Slot> slots(n, Slot::none);
+  auto place = [&](const std::vector<std::uint64_t>& ids, Slot s, const char* key) {
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      if (ids[k] < 1 || ids[k] > n || slots[ids[k] - 1] != Slot::none)
+        c.fail_at(lac + "/" + key + "/" + std::to_string(k),
+                  "a 1-based layer id in 1.." + std::to_string(n) + " listed once across kda_layers and full_attn_layers",
+                  std::to_string(ids[k]));
+      slots[ids[k] - 1] = s;
+    }
+  };
+  place(*kda, Slot::linear, "kda_layers");
+  place(*full, Slot::full, "full_attn_layers");
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (slots[i] == Slot::none)
+      c.fail_at(lac, "every layer in kda_layers or full_attn_layers", "layer " + std::to_string(i + 1) + " in neither");
+  const std::uint64_t heads = sub.require_uint("num_heads"), hd = sub.require_uint("head_dim");
+  LinearAttention k{LinearAttention::Variant::kda, heads, heads, hd, hd, sub.require_uint("short_conv_kernel_size")};
+  Mla mla{c.require_uint("kv_lora_rank"), c.require_uint("qk_rope_head_dim"), 0};
+  x.m.dims.mla_qk_nope_head_dim = c.uint("qk_nope_head_dim").value_or(0);
+  x.m.dims.mla_v_head_dim = c.uint("v_head_dim").value_or(0);
+  x.m.dims.mla_q_lora_rank = c.uint("q_lora_rank").value_or(0);
+  x.m.dims.q_head_dim = x.m.dims.mla_qk_nope_head_dim + mla.rope_dim;
+  if (!x.m.ssm_state_dtype) {
+    x.m.ssm_state_dtype = Dtype::fp32;
+    x.note(c.model_type() + ": KDA recurrent state kept in float32 (as vLLM and the reference kernels keep it)");
+  }
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (slots[i] == Slot::full) x.m.layers.push_back({i, mla});
+    else x.m.layers.push_back({i, k});
+  }
+}
+
 // ---- dispatch ------------------------------------------------------------------------------
 
 using Mapper = void (*)(const Ctx&);
@@ -482,6 +525,7 @@ const std::map<std::string, Mapper>& mappers() {
       {"qwen3_next", map_qwen_next}, {"qwen3_5", map_qwen_next},        {"qwen3_5_moe", map_qwen_next},
       {"qwen3_5_text", map_qwen_next}, {"qwen3_5_moe_text", map_qwen_next}, {"minimax", map_minimax},
       {"minimax_m1", map_minimax},  {"minimax_text_01", map_minimax},   {"lfm2", map_lfm2},
+      {"kimi_linear", map_kimi_linear},
   };
   return m;
 }
