@@ -1,0 +1,194 @@
+// The accelerator catalog, weights, the planner (plan, sweep, compare).
+#include <set>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "common.h"
+#include "kvplan/error.h"
+#include "kvplan/hardware.h"
+#include "kvplan/planner.h"
+#include "kvplan/weights.h"
+#include "numpy_util.h"
+
+namespace pyb = pybind11;
+using namespace pybind11::literals;
+
+namespace kvplan::py {
+namespace {
+
+Accelerator accelerator_arg(pyb::handle gpu) {
+  if (pyb::isinstance<pyb::str>(gpu)) return find_accelerator(gpu.cast<std::string>());
+  if (pyb::isinstance<pyb::dict>(gpu)) return accelerator_from_json(from_python(gpu, "gpu").dump(), "<gpu dict>");
+  throw InputError::value("gpu", pyb::str(pyb::repr(gpu)).cast<std::string>(),
+                          "an accelerator name (kvplan.gpus()) or a dict with the catalog's keys");
+}
+
+// Every planner option by name; unknown names are an error (a typo must not pass silently).
+PlanInput plan_input(const pyb::dict& o) {
+  static const std::set<std::string> known = {
+      "gpu", "gpus", "tp", "pp", "dp", "pp_layers", "context", "concurrency", "kv_dtype", "k_dtype", "v_dtype",
+      "state_dtype", "weight_dtype", "weights", "engine", "utilization", "reserved", "runtime_overhead",
+      "prefill_chunk", "block_tokens", "shared_prefix", "offload", "offload_bandwidth", "prefill_efficiency",
+      "gpu_memory", "gpu_bandwidth", "gpu_flops"};
+  for (auto [k, v] : o) {
+    auto key = pyb::str(k).cast<std::string>();
+    if (!known.count(key)) throw InputError::unknown("planner option", key, "");
+  }
+  auto get = [&](const char* k) -> pyb::object {
+    return o.contains(k) ? pyb::reinterpret_borrow<pyb::object>(o[k]) : pyb::none();
+  };
+  PlanInput in;
+  pyb::object gpu = get("gpu");
+  pyb::object gpu_memory = get("gpu_memory");
+  if (!gpu.is_none()) {
+    in.gpu = accelerator_arg(gpu);
+  } else if (gpu_memory.is_none()) {
+    throw InputError::value("gpu", "nothing", "an accelerator name (kvplan.gpus()), a dict, or gpu_memory");
+  } else {
+    in.gpu.name = "custom";
+  }
+  if (!gpu_memory.is_none()) {
+    in.gpu.memory_bytes = bytes_arg(gpu_memory, "gpu_memory");
+    in.gpu.memory_basis = "given by gpu_memory";
+    in.gpu.memory_marketing_bytes = in.gpu.memory_bytes;
+    in.gpu.memory_marketing = format_gb(in.gpu.memory_bytes, 0);
+  }
+  if (!get("gpu_bandwidth").is_none()) in.gpu.bandwidth_bytes_per_s = float_arg(get("gpu_bandwidth"), "gpu_bandwidth");
+  if (!get("gpu_flops").is_none()) in.gpu.bf16_flops = float_arg(get("gpu_flops"), "gpu_flops");
+
+  const EnginePreset preset = engine_preset(str_arg(get("engine"), "engine", "none"));
+  in.gpus = opt_count_arg(get("gpus"), "gpus", 1);
+  in.tp = opt_count_arg(get("tp"), "tp", 1);
+  if (!get("pp").is_none()) in.pp = count_arg(get("pp"), "pp", 1);
+  if (!get("dp").is_none()) in.dp = count_arg(get("dp"), "dp", 1);
+  if (!get("pp_layers").is_none())
+    for (auto l : get("pp_layers")) in.pp_layers.push_back(count_arg(l, "pp_layers", 1));
+  if (!get("context").is_none()) in.context = tokens_arg(get("context"), "context");
+  if (!get("concurrency").is_none()) in.concurrency = tokens_arg(get("concurrency"), "concurrency");
+  in.k_dtype = in.v_dtype = dtype_arg(get("kv_dtype"), "kv_dtype");
+  if (!get("k_dtype").is_none()) in.k_dtype = dtype_arg(get("k_dtype"), "k_dtype");
+  if (!get("v_dtype").is_none()) in.v_dtype = dtype_arg(get("v_dtype"), "v_dtype");
+  in.state_dtype = dtype_arg(get("state_dtype"), "state_dtype");
+  in.weight_dtype = dtype_arg(get("weight_dtype"), "weight_dtype");
+  in.weight_bytes = opt_bytes_arg(get("weights"), "weights");
+  in.utilization = get("utilization").is_none() ? preset.utilization : float_arg(get("utilization"), "utilization");
+  in.block_tokens = get("block_tokens").is_none() ? preset.block_tokens : count_arg(get("block_tokens"), "block_tokens", 1);
+  in.reserved.override_bytes = opt_bytes_arg(get("reserved"), "reserved");
+  if (!get("runtime_overhead").is_none()) in.reserved.runtime_bytes = bytes_arg(get("runtime_overhead"), "runtime_overhead");
+  if (!get("prefill_chunk").is_none())
+    in.reserved.prefill_chunk_tokens = tokens_arg(get("prefill_chunk"), "prefill_chunk");
+  if (!get("shared_prefix").is_none()) in.shared_prefix_tokens = tokens_arg(get("shared_prefix"), "shared_prefix");
+  if (!get("offload").is_none()) in.offload_bytes = bytes_arg(get("offload"), "offload");
+  if (!get("offload_bandwidth").is_none()) in.offload_bytes_per_s = float_arg(get("offload_bandwidth"), "offload_bandwidth");
+  if (!get("prefill_efficiency").is_none())
+    in.prefill_efficiency = float_arg(get("prefill_efficiency"), "prefill_efficiency");
+  return in;
+}
+
+// A list of token counts: a numpy integer array (fast path) or any sequence of ints / "32k" strings.
+std::vector<std::uint64_t> token_list(pyb::handle h, const char* what) {
+  std::vector<std::uint64_t> out;
+  if (pyb::isinstance<pyb::array>(h)) {
+    auto a = pyb::reinterpret_borrow<pyb::array>(h);
+    const char kind = a.dtype().kind();
+    if (kind != 'i' && kind != 'u')
+      throw InputError::value(what, "an array of dtype " + pyb::str(a.dtype()).cast<std::string>(), "integers");
+    if (kind == 'i') {
+      auto ai = pyb::array_t<std::int64_t, pyb::array::c_style | pyb::array::forcecast>::ensure(a).reshape({-1});
+      auto typed = pyb::array_t<std::int64_t>(ai);
+      out.reserve(typed.size());
+      for (pyb::ssize_t i = 0; i < typed.size(); ++i) {
+        const auto v = typed.at(i);
+        if (v < 0) throw InputError::value(what, std::to_string(v), "non-negative token counts");
+        out.push_back(static_cast<std::uint64_t>(v));
+      }
+    } else {
+      auto au = pyb::array_t<std::uint64_t, pyb::array::c_style | pyb::array::forcecast>::ensure(a).reshape({-1});
+      auto typed = pyb::array_t<std::uint64_t>(au);
+      out.assign(typed.data(), typed.data() + typed.size());
+    }
+  } else if (pyb::isinstance<pyb::str>(h) || pyb::isinstance<pyb::int_>(h)) {
+    out.push_back(tokens_arg(h, what));
+  } else if (pyb::hasattr(h, "__iter__")) {
+    for (auto v : h) out.push_back(tokens_arg(v, what));
+  } else {
+    throw InputError::value(what, pyb::str(pyb::repr(h)).cast<std::string>(), "a list of token counts");
+  }
+  if (out.empty()) throw InputError::value(what, "an empty list", "at least one value");
+  return out;
+}
+
+pyb::dict weights_dict(const WeightBytes& w) {
+  return pyb::dict("total"_a = w.total, "experts"_a = w.experts, "non_experts"_a = w.non_experts,
+                   "active"_a = w.active, "mtp"_a = w.mtp, "scheme"_a = w.scheme);
+}
+
+}  // namespace
+}  // namespace kvplan::py
+
+void bind_catalog(pyb::module_& m) {
+  using namespace kvplan;
+  using namespace kvplan::py;
+  m.def("gpus", [] {
+    pyb::list out;
+    for (const auto& a : accelerator_catalog()) out.append(to_python(to_json(a)));
+    return out;
+  }, "The accelerator catalog: one record per device (name, memory_bytes, bandwidth_bytes_per_s, ...).");
+  m.def("gpu", [](pyb::handle name) { return to_python(to_json(accelerator_arg(name))); }, "name"_a,
+        "One accelerator by name or alias (case-insensitive: \"H100\", \"mi300x\") or from a dict.");
+  m.def("gpus_to_hold", [](pyb::handle bytes, pyb::handle gpu, const std::string& basis) {
+    CapacityBasis b;
+    if (basis == "device") b = CapacityBasis::device;
+    else if (basis == "marketing") b = CapacityBasis::marketing;
+    else throw InputError::value("basis", basis, "\"device\" or \"marketing\"");
+    return kvplan::gpus_to_hold(bytes_arg(bytes, "bytes"), accelerator_arg(gpu), b);
+  }, "bytes"_a, "gpu"_a = "H100", "basis"_a = "marketing",
+     "ceil(bytes / capacity): how many devices `bytes` alone fills (the seeds' \"how many H100s\").");
+}
+
+void bind_planner(pyb::module_& m) {
+  using namespace kvplan;
+  using namespace kvplan::py;
+  m.def("_weight_bytes", [](pyb::handle model, pyb::handle dtype) {
+    return weights_dict(weight_bytes(model_arg(model).get(), dtype_arg(dtype, "dtype")));
+  }, "model"_a, "dtype"_a = pyb::none());
+  m.def("_plan", [](pyb::handle model, const pyb::dict& options) {
+    return to_python(to_json(plan(model_arg(model).get(), plan_input(options))));
+  }, "model"_a, "options"_a);
+  m.def("_plan_text", [](pyb::handle model, const pyb::dict& options) {
+    return format_plan_text(plan(model_arg(model).get(), plan_input(options)));
+  }, "model"_a, "options"_a);
+  m.def("_sweep", [](pyb::handle model, pyb::handle contexts, pyb::handle concurrency, const pyb::dict& options) {
+    auto ctx = token_list(contexts, "contexts");
+    auto conc = token_list(concurrency, "concurrency");
+    const PlanInput in = plan_input(options);
+    const ModelSpec& spec = model_arg(model).get();
+    SweepResult r;
+    {
+      pyb::gil_scoped_release nogil;
+      r = sweep(spec, in, ctx, conc);
+    }
+    const auto nc = static_cast<pyb::ssize_t>(r.contexts.size());
+    const auto nq = static_cast<pyb::ssize_t>(r.concurrency.size());
+    pyb::dict d;
+    d["contexts"] = vector_to_array(std::move(r.contexts), {nc});
+    d["concurrency"] = vector_to_array(std::move(r.concurrency), {nq});
+    d["cache_bytes"] = vector_to_array(std::move(r.cache_bytes), {nc, nq});
+    d["fits"] = vector_to_array(std::move(r.fits), {nc, nq}, pyb::dtype("bool"));
+    d["decode_step_seconds"] = vector_to_array(std::move(r.decode_step_seconds), {nc, nq});
+    d["weights_bytes"] = r.weights_bytes;
+    d["reserved_bytes"] = r.reserved_bytes;
+    d["usable_bytes"] = r.usable_bytes;
+    return d;
+  }, "model"_a, "contexts"_a, "concurrency"_a, "options"_a);
+  m.def("_compare", [](pyb::handle model, pyb::handle tokens, pyb::handle kv_dtype, pyb::handle weight_dtype) {
+    return to_python(to_json(compare_row(model_arg(model).get(), tokens_arg(tokens, "tokens"),
+                                         dtype_arg(kv_dtype, "kv_dtype"), dtype_arg(weight_dtype, "weight_dtype"))));
+  }, "model"_a, "tokens"_a, "kv_dtype"_a = pyb::none(), "weight_dtype"_a = pyb::none());
+  m.def("kv_dtype_ladder", [](pyb::handle model) {
+    std::vector<std::string> out;
+    for (auto d : kv_dtype_ladder(model_arg(model).get())) out.emplace_back(name(d));
+    return out;
+  }, "model"_a, "The KV dtypes plan() tries for kv_dtype_to_fit, least lossy first.");
+}

@@ -1,0 +1,148 @@
+#include "common.h"
+
+#include <cmath>
+#include <limits>
+
+#include "kvplan/error.h"
+#include "kvplan/units.h"
+
+namespace kvplan::py {
+
+namespace {
+// Set by the pure-Python package: the dict subclass with attribute access used for records.
+pyb::object& record_type() {
+  static pyb::object* t = new pyb::object();  // leaked on purpose: outlives interpreter teardown order
+  return *t;
+}
+
+std::string repr_of(pyb::handle h) { return pyb::str(pyb::repr(h)).cast<std::string>(); }
+}  // namespace
+
+void set_record_type(pyb::object t) { record_type() = std::move(t); }
+
+pyb::object to_python(const nlohmann::json& j) {
+  using T = nlohmann::json::value_t;
+  switch (j.type()) {
+    case T::null: return pyb::none();
+    case T::boolean: return pyb::bool_(j.get<bool>());
+    case T::number_unsigned: return pyb::int_(j.get<std::uint64_t>());
+    case T::number_integer: return pyb::int_(j.get<std::int64_t>());
+    case T::number_float: return pyb::float_(j.get<double>());
+    case T::string: return pyb::str(j.get_ref<const std::string&>());
+    case T::array: {
+      pyb::list out(j.size());
+      for (std::size_t i = 0; i < j.size(); ++i) out[i] = to_python(j[i]);
+      return out;
+    }
+    case T::object: {
+      pyb::dict d;
+      for (const auto& [k, v] : j.items()) d[pyb::str(k)] = to_python(v);
+      if (record_type()) return record_type()(d);
+      return d;
+    }
+    case T::binary:
+    case T::discarded: break;
+  }
+  return pyb::none();
+}
+
+nlohmann::json from_python(pyb::handle h, const std::string& what) {
+  if (h.is_none()) return nullptr;
+  if (pyb::isinstance<pyb::bool_>(h)) return h.cast<bool>();
+  if (pyb::isinstance<pyb::int_>(h)) {
+    if (h.cast<pyb::int_>() < pyb::int_(0)) return h.cast<std::int64_t>();
+    return h.cast<std::uint64_t>();
+  }
+  if (pyb::isinstance<pyb::float_>(h)) return h.cast<double>();
+  if (pyb::isinstance<pyb::str>(h)) return h.cast<std::string>();
+  if (pyb::isinstance<pyb::dict>(h)) {
+    nlohmann::json o = nlohmann::json::object();
+    for (auto [k, v] : h.cast<pyb::dict>()) {
+      if (!pyb::isinstance<pyb::str>(k)) throw InputError::value(what, repr_of(k), "string keys");
+      o[k.cast<std::string>()] = from_python(v, what);
+    }
+    return o;
+  }
+  if (pyb::isinstance<pyb::list>(h) || pyb::isinstance<pyb::tuple>(h)) {
+    nlohmann::json a = nlohmann::json::array();
+    for (auto v : h) a.push_back(from_python(v, what));
+    return a;
+  }
+  throw InputError::value(what, repr_of(h), "JSON-like data (dict, list, str, int, float, bool, None)");
+}
+
+namespace {
+// An int (numpy integers included) that is >= 0, else an InputError naming `what`.
+std::optional<std::uint64_t> as_uint(pyb::handle h, const char* what) {
+  if (pyb::isinstance<pyb::bool_>(h)) return std::nullopt;
+  pyb::object idx;
+  if (pyb::isinstance<pyb::int_>(h)) {
+    idx = pyb::reinterpret_borrow<pyb::object>(h);
+  } else if (pyb::hasattr(h, "__index__")) {
+    idx = h.attr("__index__")();
+  } else {
+    return std::nullopt;
+  }
+  if (idx.cast<pyb::int_>() < pyb::int_(0))
+    throw InputError::value(what, repr_of(h), "a non-negative integer");
+  if (idx.cast<pyb::int_>() > pyb::int_(std::numeric_limits<std::uint64_t>::max()))
+    throw OverflowError::in(what);
+  return idx.cast<std::uint64_t>();
+}
+}  // namespace
+
+std::uint64_t tokens_arg(pyb::handle h, const char* what) {
+  if (pyb::isinstance<pyb::str>(h)) return parse_tokens(h.cast<std::string>(), what);
+  if (auto v = as_uint(h, what)) return *v;
+  throw InputError::value(what, repr_of(h), "a token count (4096, \"32k\", \"1M\")");
+}
+std::optional<std::uint64_t> opt_tokens_arg(pyb::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  return tokens_arg(h, what);
+}
+
+std::uint64_t bytes_arg(pyb::handle h, const char* what) {
+  if (pyb::isinstance<pyb::str>(h)) return parse_bytes(h.cast<std::string>(), what);
+  if (auto v = as_uint(h, what)) return *v;
+  throw InputError::value(what, repr_of(h), "a byte count (80000000000, \"80GB\", \"1.5GiB\")");
+}
+std::optional<std::uint64_t> opt_bytes_arg(pyb::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  return bytes_arg(h, what);
+}
+
+std::uint64_t count_arg(pyb::handle h, const char* what, std::uint64_t min) {
+  auto v = as_uint(h, what);
+  if (!v) throw InputError::value(what, repr_of(h), "an integer");
+  if (*v < min) throw InputError::value(what, repr_of(h), "an integer >= " + std::to_string(min));
+  return *v;
+}
+std::optional<std::uint64_t> opt_count_arg(pyb::handle h, const char* what, std::uint64_t min) {
+  if (h.is_none()) return std::nullopt;
+  return count_arg(h, what, min);
+}
+
+double float_arg(pyb::handle h, const char* what) {
+  if (pyb::isinstance<pyb::bool_>(h) || !(pyb::isinstance<pyb::float_>(h) || pyb::isinstance<pyb::int_>(h) ||
+                                          pyb::hasattr(h, "__float__")))
+    throw InputError::value(what, repr_of(h), "a number");
+  double v = h.attr("__float__")().cast<double>();
+  if (!std::isfinite(v)) throw InputError::value(what, repr_of(h), "a finite number");
+  return v;
+}
+
+std::optional<Dtype> dtype_arg(pyb::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  if (!pyb::isinstance<pyb::str>(h)) throw InputError::value(what, repr_of(h), "a dtype name such as \"bf16\"");
+  auto s = h.cast<std::string>();
+  if (s == "auto") return std::nullopt;
+  return parse_dtype(s, what);
+}
+
+std::string str_arg(pyb::handle h, const char* what, const std::string& fallback) {
+  if (h.is_none()) return fallback;
+  if (!pyb::isinstance<pyb::str>(h)) throw InputError::value(what, repr_of(h), "a string");
+  return h.cast<std::string>();
+}
+
+}  // namespace kvplan::py

@@ -1,0 +1,58 @@
+#pragma once
+// Shared helpers of the kvplan._core bindings: JSON <-> Python conversion, argument parsing
+// that reports bad values as kvplan::InputError (so Python sees kvplan.KvplanError), and the
+// Python-side model handle.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <pybind11/pybind11.h>
+
+#include "kvplan/dtype.h"
+#include "kvplan/model.h"
+
+namespace kvplan::py {
+namespace pyb = pybind11;
+
+// A loaded model, shared between the Python Model object and the layers it hands out.
+struct PyModel {
+  std::shared_ptr<const ModelSpec> spec;
+  const ModelSpec& get() const { return *spec; }
+};
+
+// nlohmann::json -> dict/list/int/float/str/bool/None, generically (no field is re-listed).
+pyb::object to_python(const nlohmann::json& j);
+// Python dict/list/scalars -> nlohmann::json (for configs given as dicts, option objects).
+nlohmann::json from_python(pyb::handle h, const std::string& what);
+
+// Token counts: a non-negative int or a string such as "32k" / "1M" (parse_tokens).
+std::uint64_t tokens_arg(pyb::handle h, const char* what);
+std::optional<std::uint64_t> opt_tokens_arg(pyb::handle h, const char* what);
+// Byte counts: a non-negative int or a string such as "80GB" / "1.5GiB" (parse_bytes).
+std::uint64_t bytes_arg(pyb::handle h, const char* what);
+std::optional<std::uint64_t> opt_bytes_arg(pyb::handle h, const char* what);
+// A plain count (int >= min).
+std::uint64_t count_arg(pyb::handle h, const char* what, std::uint64_t min = 0);
+std::optional<std::uint64_t> opt_count_arg(pyb::handle h, const char* what, std::uint64_t min = 0);
+// A float (int or float).
+double float_arg(pyb::handle h, const char* what);
+// Dtype names; None or "auto" -> nullopt.
+std::optional<Dtype> dtype_arg(pyb::handle h, const char* what);
+// A string option (None -> fallback).
+std::string str_arg(pyb::handle h, const char* what, const std::string& fallback = "");
+
+const PyModel& model_arg(pyb::handle h);
+
+}  // namespace kvplan::py
+
+// One function per area; module.cpp calls each.
+void bind_errors(pybind11::module_& m);
+void bind_model(pybind11::module_& m);
+void bind_sizes(pybind11::module_& m);
+void bind_catalog(pybind11::module_& m);
+void bind_planner(pybind11::module_& m);
+void bind_engines(pybind11::module_& m);
+void bind_check(pybind11::module_& m);
+void bind_runtime(pybind11::module_& m);
