@@ -299,6 +299,22 @@ BOOST_AUTO_TEST_CASE(mamba2_mixer) {
   BOOST_TEST(p.total == 2 * (mixer + 64) + 64 + 100 * 64);
 }
 
+BOOST_AUTO_TEST_CASE(gemma4_kv_shared_layers_drop_k_and_v) {
+  // 4 layers (sliding, full, sliding, full), h 32, 2 q heads / 1 KV head of 16, MLP 64; the last
+  // two layers reuse earlier KV: they keep q_proj, q_norm, o_proj and (use_double_wide_mlp) an
+  // MLP of 128. Gemma norms: 4 per layer. Tied 50 x 32 embedding.
+  const std::string cfg = R"({"model_type": "gemma4_text", "hidden_size": 32, "num_attention_heads": 2,
+      "num_key_value_heads": 1, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 64,
+      "vocab_size": 50, "sliding_window": 8, "num_kv_shared_layers": 2, "use_double_wide_mlp": true,
+      "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+      "tie_word_embeddings": true, "torch_dtype": "bfloat16"})";
+  constexpr u64 own = (32 * 32 + 16 + 32 * 16 + 16 + 32 * 16 + 32 * 32) + 3 * 32 * 64 + 4 * 32;
+  constexpr u64 shared = (32 * 32 + 16 + 32 * 32) + 3 * 32 * 128 + 4 * 32;
+  auto m = kvplan::load_model_from_json(cfg, "gemma4-tiny.json");
+  BOOST_TEST(m.count_kind("shared_kv") == 2u);
+  BOOST_TEST(m.params.total == 2 * own + 2 * shared + 32 + 50 * 32);
+}
+
 BOOST_AUTO_TEST_CASE(quantization_config_is_read) {
   auto ds = load_model("deepseek-ai/DeepSeek-V3");
   BOOST_REQUIRE(ds.quantization.has_value());

@@ -406,8 +406,7 @@ void gemma4(const Ctx& x) {
   const bool k_eq_v = c.boolean("attention_k_eq_v").value_or(false);
   const bool moe = c.boolean("enable_moe_block").value_or(false);
   const u64 ple = c.uint("hidden_size_per_layer_input", true).value_or(0);
-  if (c.uint("num_kv_shared_layers", true).value_or(0) > 0)
-    x.note("gemma4: layers sharing KV still counted with their k/v projections (kvplan has no rule to drop them)");
+  const bool double_wide = c.boolean("use_double_wide_mlp").value_or(false);
   for (std::size_t i = 0; i < x.n(); ++i) {
     const std::string p = "model.language_model.layers.*.";
     AttnStyle as;
@@ -415,8 +414,18 @@ void gemma4(const Ctx& x) {
     as.qk_norm = true;  // v_norm has no scale
     const bool global = !std::holds_alternative<SlidingAttention>(x.m.layers[i].cache);
     as.no_v_proj = k_eq_v && global;
-    attention(x.inv, p + "self_attn.", h, x.heads(), x.attn(i), as);
-    u64 mlp_i = x.m.dims.intermediate_size;
+    // Layers that reuse an earlier layer's KV (num_kv_shared_layers) have no k/v projections
+    // and, with use_double_wide_mlp, an MLP twice as wide.
+    const bool shared_kv = std::holds_alternative<SharedKv>(x.m.layers[i].cache);
+    const AttnDims a = x.attn(i);
+    if (shared_kv) {
+      x.inv.linear(C::attention, p + "self_attn.q_proj", x.heads() * a.k_dim, h, as.qkv_bias);
+      x.inv.norm(C::attention, p + "self_attn.q_norm", a.k_dim);
+      x.inv.linear(C::attention, p + "self_attn.o_proj", h, x.heads() * a.v_dim, as.o_bias);
+    } else {
+      attention(x.inv, p + "self_attn.", h, x.heads(), a, as);
+    }
+    const u64 mlp_i = checked_mul(x.m.dims.intermediate_size, shared_kv && double_wide ? 2 : 1);
     gated_mlp(x.inv, C::mlp_dense, p + "mlp.", h, mlp_i);
     for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
                           "post_feedforward_layernorm"})
