@@ -245,6 +245,15 @@ BOOST_AUTO_TEST_CASE(unknown_type_needs_explicit_assumption) {
   auto m = load_model_from_json(cfg.dump(), "new.json", opts);
   BOOST_TEST(m.count_kind("full_attention") == 4u);
   BOOST_TEST(m.assumptions.size() == 1u);
+  // --assume dense never reads a config with recurrent layers as attention.
+  auto ssm = cfg;
+  ssm["mamba_d_state"] = 16;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(ssm.dump(), "new.json", opts), UnsupportedArchitecture,
+                        test::HasMessage({"/mamba_d_state", "brand_new_lm"}));
+  auto h1 = cfg;
+  h1["model_type"] = "falcon_h1";
+  BOOST_CHECK_EXCEPTION(load_model_from_json(h1.dump(), "h1.json"), UnsupportedArchitecture,
+                        test::HasMessage({"falcon_h1", "side by side"}));
   // Even with --assume dense, a window field it cannot place is refused.
   cfg["sliding_window"] = 1024;
   BOOST_CHECK_EXCEPTION(load_model_from_json(cfg.dump(), "new.json", opts), UnsupportedArchitecture,

@@ -244,6 +244,10 @@ void map_dense(const Ctx& x) {
   } else if (kNoWindowRule.count(mt) || x.assumed("dense")) {
     // These families have no windowed layers in transformers; a window field here is unmapped.
     reject_unmapped(x, {"sliding_window", "attention_chunk_size", "kv_lora_rank"});
+    // --assume dense never covers a config that names recurrent or linear layers.
+    reject_unmapped(x, {"mamba_d_state", "mamba_d_ssm", "ssm_state_size", "state_size", "mamba_n_heads",
+                        "linear_attn_config", "attn_type_list", "hybrid_override_pattern", "full_attention_interval",
+                        "linear_num_key_heads", "conv_L_cache", "layers_block_type", "attn_layer_period"});
     slots.assign(n, Slot::full);
   } else {
     throw UnsupportedArchitecture::model_type(c.source(), mt, "no mapping; pass --assume dense if it is plain attention");
@@ -656,6 +660,10 @@ ModelSpec load_model_from_json(std::string_view json_text, std::string_view sour
     if (!dense_types().count(m.model_type))
       x.note("model_type " + m.model_type + " is unknown; --assume dense: every layer read as plain attention");
     map_dense(x);
+  } else if (m.model_type == "falcon_h1" || m.model_type == "zamba2" || m.model_type == "zamba") {
+    throw UnsupportedArchitecture::model_type(
+        cfg.source(), m.model_type,
+        "its layers run attention and Mamba side by side (or share attention blocks), which kvplan does not map yet");
   } else {
     throw UnsupportedArchitecture::model_type(
         cfg.source(), m.model_type,
