@@ -585,8 +585,8 @@ void read_dims(const Ctx& x) {
   // PretrainedConfig defaults tie_word_embeddings to true; most decoder classes override it.
   static const std::set<std::string> kTiedByDefault = {"gpt2", "gpt_bigcode", "gemma", "gemma2", "gemma3",
                                                         "gemma3_text", "gemma4", "gemma4_text", "falcon", "mamba",
-                                                        "mamba2", "cohere", "cohere2", "gpt_neox", "phi-msft",
-                                                        "lfm2", "opt", "RefinedWeb", "RefinedWebModel"};
+                                                        "cohere", "cohere2", "phi-msft", "starcoder2", "lfm2", "opt",
+                                                        "RefinedWeb", "RefinedWebModel"};
   bool tie_default = kTiedByDefault.count(c.model_type()) > 0;
   auto tie = c.boolean("tie_word_embeddings");
   if (!tie && c.has_root("tie_word_embeddings") && c.root()["tie_word_embeddings"].is_boolean())

@@ -242,11 +242,6 @@ void llama_like(const Ctx& x) {
     mlp_bias = as.qkv_bias;
     norm_bias = true;
     starcoder_mlp = true;
-    if (!c.has("tie_word_embeddings") && !x.m.dims.tie_word_embeddings) {
-      // Starcoder2Config leaves tie_word_embeddings at PretrainedConfig's default (true).
-      x.m.dims.tie_word_embeddings = true;
-      x.note("starcoder2: tie_word_embeddings not set; transformers' default (tied) used");
-    }
   }
 
   const u64 experts = x.m.dims.num_experts;
