@@ -3,6 +3,7 @@
 #include "kvplan/checked.h"
 #include "kvplan/dtype.h"
 #include "kvplan/error.h"
+#include "kvplan/hardware.h"
 #include "kvplan/layer.h"
 #include "kvplan/model.h"
 #include "kvplan/parameters.h"
@@ -11,3 +12,4 @@
 #include "kvplan/sizes.h"
 #include "kvplan/units.h"
 #include "kvplan/version.h"
+#include "kvplan/weights.h"
