@@ -36,7 +36,7 @@ if hasattr(_core, "_engine"):
 if hasattr(_core, "_check"):
     from ._engines import check
     __all__ += ["check"]
-if hasattr(_core, "_measure"):
+if hasattr(_core, "measure"):
     from ._runtime import measure
     __all__ += ["measure"]
 

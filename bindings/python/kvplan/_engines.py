@@ -1,0 +1,26 @@
+"""Engine profiles: what vLLM, llama.cpp, SGLang and TensorRT-LLM allocate and log."""
+from . import _core
+from ._core import engine_options  # noqa: F401
+
+
+def _model(model):
+    return model if isinstance(model, _core.Model) else _core.load(model)
+
+
+def engine(engine, model, **options):
+    """Reproduce what `engine` ("vllm", "llama.cpp", "sglang", "trtllm") allocates and logs.
+
+    Options are the engine's own settings with underscores (kvplan.engine_options(engine) lists
+    them), e.g. vllm: max_model_len, block_size, kv_cache_dtype, tensor_parallel_size,
+    gpu_memory_utilization, available_kv_bytes / kv_cache_memory_bytes ("20GiB");
+    llama.cpp: ctx_size, parallel, cache_type_k, cache_type_v, ubatch_size, kv_unified, swa_full,
+    flash_attn. Returns a Record with the same fields as ``kvplan engine ... --json``
+    (vLLM: num_blocks, block_size, kv_cache_tokens, max_concurrency, log_lines; llama.cpp: cells,
+    kv_bytes, k_bytes, v_bytes, state_bytes, log_lines ...).
+    """
+    return _core._engine(engine, _model(model), options)
+
+
+def engine_text(engine, model, **options):
+    """The text report (with the engine's log lines) for the same arguments as engine()."""
+    return _core._engine(engine, _model(model), options, True)
