@@ -1,0 +1,459 @@
+// kvplan web calculator. All figures come from libkvplan (WebAssembly) through kvplan_call();
+// this file only reads the form fields, calls the library, and draws what it returns.
+// Every number shown sits in an element with data-path (its place in the library's JSON, the
+// same JSON as the CLI's --json) and data-value (the exact value), so tests can compare them.
+'use strict';
+
+let lib = null;
+let HAVE_GPUS = false;
+const charts = {};
+window.kvplanCharts = charts;  // read by the browser tests
+const PANELS = ['model', 'compare', 'fit', 'speed', 'loop', 'check'];
+const DEFAULT_COMPARE = [
+  'meta-llama/Llama-3.1-70B', 'meta-llama/Llama-3.1-8B', 'deepseek-ai/DeepSeek-V3', 'google/gemma-3-1b-it',
+  'Qwen/Qwen3-0.6B', 'openai/gpt-oss-20b', 'Qwen/Qwen3-Next-80B-A3B-Thinking', 'mistralai/Mistral-7B-v0.1',
+  'mistralai/Mixtral-8x7B-v0.1',
+];
+
+class KvplanError extends Error {}
+
+function call(fn, args) {
+  const text = lib.ccall('kvplan_call', 'string', ['string', 'string'], [fn, JSON.stringify(args || {})]);
+  const r = JSON.parse(text);
+  if (!r.ok) throw new KvplanError(r.error);
+  return r.result;
+}
+
+// --- formatting: the library's own formatters -------------------------------------------
+function fmtBytes(n) { return call('format', { bytes: [n] }).bytes[0]; }
+function fmtCount(n) { return call('format', { counts: [n] }).counts[0]; }
+
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k);
+  return e;
+};
+
+// A number tied to its JSON path. kind: 'count' (exact integer, separators), 'bytes' (exact
+// integer + " B"), 'human' (GB and GiB), 'seconds', 'rate', 'ratio', 'text'.
+function num(path, value, kind = 'count') {
+  let text;
+  if (value === null || value === undefined) text = '—';
+  else if (kind === 'count') text = fmtCount(value);
+  else if (kind === 'bytes') text = fmtCount(value) + ' B';
+  else if (kind === 'human') text = fmtBytes(value);
+  else if (kind === 'seconds') text = value >= 1 ? value.toPrecision(4) + ' s' : (value * 1000).toPrecision(4) + ' ms';
+  else if (kind === 'rate') text = value.toPrecision(4) + ' tok/s';
+  else if (kind === 'approx') text = '≈ ' + value.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  else if (kind === 'x') text = value.toFixed(2) + 'x';
+  else if (kind === 'ratio') text = (value * 100).toLocaleString('en-US', { maximumFractionDigits: 1 }) + ' %';
+  else text = String(value);
+  const s = el('span', { class: 'num', 'data-path': path, 'data-kind': kind, text });
+  s.dataset.value = value === null || value === undefined ? 'null' : String(value);
+  return s;
+}
+
+function summary(dl, rows) {
+  dl.replaceChildren();
+  for (const [label, ...nodes] of rows) {
+    const dd = el('dd');
+    dd.append(...nodes);
+    dl.append(el('dt', { text: label }), dd);
+  }
+}
+
+// --- form state <-> URL --------------------------------------------------------------------
+function panelEl(p) { return document.getElementById('panel-' + p); }
+function fields(p) { return [...panelEl(p).querySelectorAll('input[name], select[name], textarea[name]')].filter((f) => !('nourl' in f.dataset) && f.type !== 'file'); }
+function values(p) {
+  const v = {};
+  for (const f of panelEl(p).querySelectorAll('input[name], select[name], textarea[name]')) if (f.type !== 'file') v[f.name] = f.value;
+  return v;
+}
+const defaults = {};
+
+function saveUrl() {
+  const q = new URLSearchParams();
+  q.set('tab', current);
+  for (const p of PANELS) {
+    for (const f of fields(p)) if (f.value !== defaults[p][f.name]) q.set(p + '.' + f.name, f.value);
+    if (p === 'compare') {
+      const picked = compareModels();
+      const same = picked.length === DEFAULT_COMPARE.length && picked.every((m) => DEFAULT_COMPARE.includes(m));
+      if (!same) q.set('compare.models', picked.join(','));
+    }
+  }
+  history.replaceState(null, '', '#' + q.toString());
+}
+
+function loadUrl() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  for (const [k, v] of q) {
+    const [p, name] = k.split('.');
+    if (!name || !PANELS.includes(p)) continue;
+    if (p === 'compare' && name === 'models') {
+      const want = new Set(v.split(','));
+      for (const c of document.querySelectorAll('#compare-models input')) c.checked = want.has(c.value);
+      continue;
+    }
+    const f = panelEl(p).querySelector(`[name="${name}"]`);
+    if (f) f.value = v;
+  }
+  return PANELS.includes(q.get('tab')) ? q.get('tab') : 'model';
+}
+
+// --- tabs (WAI-ARIA tabs pattern: arrows, Home, End) ----------------------------------------
+let current = 'model';
+function show(p, focus = false) {
+  current = p;
+  for (const q of PANELS) {
+    const tab = document.getElementById('tab-' + q);
+    tab.setAttribute('aria-selected', String(q === p));
+    tab.tabIndex = q === p ? 0 : -1;
+    panelEl(q).hidden = q !== p;
+  }
+  if (focus) document.getElementById('tab-' + p).focus();
+  update(p);
+  saveUrl();
+}
+
+function setupTabs() {
+  const tabs = document.getElementById('tabs');
+  tabs.addEventListener('click', (e) => { const b = e.target.closest('[data-panel]'); if (b) show(b.dataset.panel); });
+  tabs.addEventListener('keydown', (e) => {
+    const i = PANELS.indexOf(e.target.dataset.panel || current);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: PANELS.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    show(PANELS[(to + PANELS.length) % PANELS.length], true);
+  });
+}
+
+// --- running a panel -----------------------------------------------------------------------
+function update(p) {
+  const box = panelEl(p).querySelector('.error');
+  const results = panelEl(p).querySelector('.results');
+  try {
+    RENDER[p](values(p));
+    box.hidden = true;
+    box.textContent = '';
+    results.classList.remove('stale');
+    panelEl(p).dataset.state = 'ok';
+  } catch (err) {
+    if (!(err instanceof KvplanError)) console.error(err);
+    box.textContent = err.message;
+    box.hidden = false;
+    results.classList.add('stale');
+    panelEl(p).dataset.state = 'error';
+  }
+  panelEl(p).dataset.rendered = String(Number(panelEl(p).dataset.rendered || 0) + 1);
+}
+
+function chart(id, config) {
+  if (charts[id]) charts[id].destroy();
+  config.options = Object.assign({ animation: false, responsive: true, maintainAspectRatio: false }, config.options || {});
+  charts[id] = new Chart(document.getElementById(id), config);
+}
+
+function dtypeArgs(v) { return { kv_dtype: v.kv_dtype }; }
+
+function modelArgs(v) {
+  if (v.config && v.config.trim()) return { config: v.config, source: configSource || 'pasted config.json' };
+  return { model: v.model };
+}
+let configSource = '';
+
+const RENDER = {
+  model(v) {
+    const r = call('inspect', Object.assign(modelArgs(v), { tokens: v.tokens, batch: v.batch }, dtypeArgs(v)));
+    const m = r.model, s = r.size;
+    summary(document.getElementById('model-summary'), [
+      ['model', num('size.model', s.model, 'text')],
+      ['type', num('model.model_type', m.model_type, 'text')],
+      ['layers', num('model.num_layers', m.num_layers)],
+      ['workload', num('size.batch', s.batch), ' x ', num('size.tokens', s.tokens), ' tokens'],
+      ['dtypes', num('size.k_dtype', s.k_dtype, 'text'), ' / ', num('size.v_dtype', s.v_dtype, 'text')],
+      ['per token', num('size.bytes_per_token', s.bytes_per_token, 'bytes'), ' = ', num('size.bytes_per_token', s.bytes_per_token, 'human')],
+      ['KV cache', num('size.kv_bytes', s.kv_bytes, 'bytes'), ' = ', num('size.kv_bytes', s.kv_bytes, 'human')],
+      ['state', num('size.state_bytes', s.state_bytes, 'bytes'), ' = ', num('size.state_bytes', s.state_bytes, 'human')],
+      ['total', num('size.total_bytes', s.total_bytes, 'bytes'), ' = ', num('size.total_bytes', s.total_bytes, 'human')],
+    ]);
+    const body = document.querySelector('#model-layers tbody');
+    body.replaceChildren();
+    m.layers.forEach((l, i) => {
+      const sl = s.layers[i];
+      const win = l.window ?? l.chunk;
+      body.append(el('tr', {},
+        el('td', {}, num(`model.layers.${i}.index`, l.index)),
+        el('td', {}, num(`model.layers.${i}.kind`, l.kind, 'text')),
+        el('td', { text: l.shape }),
+        el('td', {}, win === undefined ? '—' : num(`model.layers.${i}.${l.window !== undefined ? 'window' : 'chunk'}`, win)),
+        el('td', {}, num(`model.layers.${i}.bytes_per_token`, l.bytes_per_token)),
+        el('td', {}, num(`model.layers.${i}.state_bytes`, l.state_bytes)),
+        el('td', {}, num(`size.layers.${i}.tokens_held`, sl.tokens_held)),
+        el('td', {}, num(`size.layers.${i}.bytes`, sl.bytes))));
+    });
+    chart('chart-model', {
+      type: 'bar',
+      data: { labels: s.layers.map((l) => String(l.index)),
+        datasets: [{ label: `bytes per layer at ${fmtCount(s.tokens)} tokens x ${s.batch}`, data: s.layers.map((l) => l.bytes),
+          backgroundColor: s.layers.map((l) => KIND_COLORS[l.kind] || '#888') }] },
+      options: { plugins: { tooltip: { callbacks: { label: (c) => `${s.layers[c.dataIndex].kind}: ${fmtBytes(c.raw)}` } } },
+        scales: { x: { title: { display: true, text: 'layer' } }, y: { title: { display: true, text: 'bytes' } } } },
+    });
+  },
+
+  compare(v) {
+    const models = compareModels();
+    const r = call('compare', { models, tokens: v.tokens, kv_dtype: v.kv_dtype });
+    const body = document.querySelector('#compare-table tbody');
+    body.replaceChildren();
+    r.models.forEach((row, i) => {
+      body.append(el('tr', {},
+        el('th', { scope: 'row' }, num(`models.${i}.model`, row.model, 'text')),
+        el('td', { text: row.kinds }),
+        el('td', {}, num(`models.${i}.bytes_per_token`, row.bytes_per_token)),
+        el('td', {}, num(`models.${i}.cache_bytes`, row.cache_bytes)),
+        el('td', {}, num(`models.${i}.cache_bytes`, row.cache_bytes, 'human')),
+        el('td', {}, num(`models.${i}.weights_bytes`, row.weights_bytes, 'human')),
+        el('td', {}, num(`models.${i}.share_of_weights`, row.share_of_weights, 'ratio'))));
+    });
+    chart('chart-compare', {
+      type: 'bar',
+      data: { labels: r.models.map((m) => m.model.split('/').pop()),
+        datasets: [{ label: `cache of one conversation at ${fmtCount(r.tokens)} tokens`, data: r.models.map((m) => m.cache_bytes), backgroundColor: '#3b6fb6' }] },
+      options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(c.raw) } } } },
+    });
+  },
+
+  fit(v) {
+    const p = call('plan', { model: v.model, gpu: v.gpu, gpus: v.gpus, tp: v.tp, pp: v.pp, context: v.context,
+      concurrency: v.concurrency, kv_dtype: v.kv_dtype, weight_dtype: v.weight_dtype, engine: v.engine });
+    const h = document.getElementById('fit-headline');
+    h.replaceChildren('The cache alone, ', num('cache_total_bytes', p.cache_total_bytes, 'human'), ', takes ',
+      num('cache_only_gpus', p.cache_only_gpus), ` x ${p.gpu} at the datasheet memory (`,
+      num('cache_only_gpus_device', p.cache_only_gpus_device), ' at the memory the device reports). ',
+      p.fits ? 'The full plan fits.' : 'The full plan does not fit: ' + p.reason);
+    h.className = 'headline ' + (p.fits ? 'good' : 'bad');
+    const g = p.per_gpu;
+    summary(document.getElementById('fit-summary'), [
+      ['deployment', num('gpus', p.gpus), ` x ${p.gpu}: tp `, num('tp', p.tp), ', pp ', num('pp', p.pp), ', dp ', num('dp', p.dp)],
+      ['fits', num('fits', p.fits, 'text')],
+      ['memory per GPU', num('per_gpu.memory_bytes', g.memory_bytes, 'human'), ' usable ', num('per_gpu.usable_bytes', g.usable_bytes, 'human')],
+      ['weights per GPU', num('per_gpu.weights_bytes', g.weights_bytes, 'human')],
+      ['KV cache per GPU', num('per_gpu.kv_bytes', g.kv_bytes, 'human')],
+      ['state per GPU', num('per_gpu.state_bytes', g.state_bytes, 'human')],
+      ['reserved per GPU', num('per_gpu.reserved_bytes', g.reserved_bytes, 'human')],
+      ['free per GPU', num('per_gpu.free_bytes', g.free_bytes, 'human')],
+      ['short per GPU', num('per_gpu.shortfall_bytes', g.shortfall_bytes, 'human')],
+      ['max conversations', num('max_concurrency', p.max_concurrency)],
+      ['max context', num('max_context', p.max_context)],
+      ['fewest GPUs', num('min_gpus', p.min_gpus)],
+      ['KV dtype that fits', num('kv_dtype_to_fit', p.kv_dtype_to_fit, 'text')],
+      ['decode step', num('decode_step_seconds', p.decode_step_seconds, 'seconds')],
+      ['decode speed', num('decode_tokens_per_second', p.decode_tokens_per_second, 'rate'), ' per conversation'],
+    ]);
+    const parts = [['weights', g.weights_bytes, '#6c757d'], ['KV cache', g.kv_bytes, '#3b6fb6'], ['state', g.state_bytes, '#8e44ad'],
+      ['reserved', g.reserved_bytes, '#e0a100'], ['free', g.free_bytes, '#2e9e5b'], ['short', g.shortfall_bytes, '#c0392b']];
+    chart('chart-fit', {
+      type: 'bar',
+      data: { labels: ['per GPU'], datasets: parts.map(([label, b, c]) => ({ label, data: [b], backgroundColor: c })) },
+      options: { indexAxis: 'y', scales: { x: { stacked: true }, y: { stacked: true } },
+        plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtBytes(c.raw)}` } } } },
+    });
+    const notes = document.getElementById('fit-notes');
+    notes.replaceChildren(...p.notes.map((n) => el('li', { text: n })));
+  },
+
+  speed(v) {
+    const args = { model: v.model, gpu: v.gpu, weights: v.weights, context: v.context, concurrency: v.concurrency, kv_dtype: v.kv_dtype };
+    const p = call('plan', args);
+    const h = document.getElementById('speed-headline');
+    h.replaceChildren('At ', num('context', p.context), ' tokens per conversation, reading the cache outweighs reading the weights past ',
+      num('crossover_concurrency', p.crossover_concurrency), ' conversations (',
+      num('crossover_tokens', p.crossover_tokens, 'approx'), ' cached tokens in the batch).');
+    summary(document.getElementById('speed-summary'), [
+      ['weights read per step', num('weight_bytes_read_per_step', p.weight_bytes_read_per_step, 'human')],
+      ['cache read per step', num('kv_bytes_read_per_step', p.kv_bytes_read_per_step, 'human')],
+      ['decode step', num('decode_step_seconds', p.decode_step_seconds, 'seconds')],
+      ['per conversation', num('decode_tokens_per_second', p.decode_tokens_per_second, 'rate')],
+      ['all conversations', num('decode_tokens_per_second_aggregate', p.decode_tokens_per_second_aggregate, 'rate')],
+      ['fits in memory', num('fits', p.fits, 'text')],
+    ]);
+    const concurrency = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+    const contexts = ['1k', '4k', '16k', '32k', '128k'];
+    const s = call('sweep', Object.assign({}, args, { contexts, concurrency_list: concurrency }));
+    const colors = ['#9ecae1', '#6baed6', '#3182bd', '#08519c', '#08306b'];
+    const datasets = s.contexts.map((c, i) => ({
+      label: `${fmtCount(c)} tokens`, borderColor: colors[i], backgroundColor: colors[i], showLine: true,
+      data: s.cells.filter((cell) => cell.context === c).map((cell) => ({ x: cell.concurrency, y: cell.decode_step_seconds * 1000 })),
+    }));
+    const top = Math.max(...s.cells.map((cell) => cell.decode_step_seconds)) * 1000;
+    datasets.push({ label: `cache = weights at ${fmtCount(p.context)} tokens`, borderColor: '#c0392b', borderDash: [6, 4],
+      pointRadius: 0, showLine: true, data: [{ x: p.crossover_concurrency, y: 0 }, { x: p.crossover_concurrency, y: top }] });
+    chart('chart-speed', {
+      type: 'scatter', data: { datasets },
+      options: { scales: { x: { type: 'logarithmic', title: { display: true, text: 'conversations in the batch' } },
+        y: { title: { display: true, text: 'decode step (ms)' } } } },
+    });
+  },
+
+  loop(v) {
+    const r = call('generation', { model: v.model, prompt: v.prompt, steps: v.steps });
+    const slider = panelEl('loop').querySelector('[name=step]');
+    slider.max = String(r.steps - 1);
+    const n = Math.min(Number(slider.value) || 0, r.steps - 1);
+    slider.value = String(n);
+    const row = r.rows[n];
+    const h = document.getElementById('loop-headline');
+    h.replaceChildren(`Step ${n}: the sequence is `, num(`rows.${n}.sequence_tokens`, row.sequence_tokens), ' tokens. With the cache this step computes ',
+      num(`rows.${n}.tokens_computed_with_cache`, row.tokens_computed_with_cache), ' (', num(`rows.${n}.cumulative_with_cache`, row.cumulative_with_cache),
+      ' so far); without it ', num(`rows.${n}.tokens_computed_without_cache`, row.tokens_computed_without_cache), ' (',
+      num(`rows.${n}.cumulative_without_cache`, row.cumulative_without_cache), ' so far). The cache now holds ',
+      num(`rows.${n}.cache_bytes`, row.cache_bytes, 'human'), '.');
+    // Token strips: a box per token of the sequence; the computed ones are marked.
+    const strip = (id, computed) => {
+      const box = document.getElementById(id);
+      box.replaceChildren();
+      for (let t = 0; t < row.sequence_tokens && t < 512; t++) {
+        const isComputed = t >= row.sequence_tokens - computed;
+        box.append(el('span', { class: 'tok' + (isComputed ? ' computed' : '') + (t < r.prompt ? ' prompt' : ''), title: `token ${t}` }));
+      }
+    };
+    strip('strip-with', row.tokens_computed_with_cache);
+    strip('strip-without', row.tokens_computed_without_cache);
+    const body = document.querySelector('#loop-table tbody');
+    body.replaceChildren();
+    r.rows.forEach((x, i) => body.append(el('tr', i === n ? { class: 'current' } : {},
+      el('td', {}, num(`rows.${i}.step`, x.step)), el('td', {}, num(`rows.${i}.sequence_tokens`, x.sequence_tokens)),
+      el('td', {}, num(`rows.${i}.tokens_computed_with_cache`, x.tokens_computed_with_cache)),
+      el('td', {}, num(`rows.${i}.tokens_computed_without_cache`, x.tokens_computed_without_cache)),
+      el('td', {}, num(`rows.${i}.cumulative_with_cache`, x.cumulative_with_cache)),
+      el('td', {}, num(`rows.${i}.cumulative_without_cache`, x.cumulative_without_cache)),
+      el('td', {}, num(`rows.${i}.cache_bytes`, x.cache_bytes)))));
+    chart('chart-loop', {
+      type: 'line',
+      data: { labels: r.rows.map((x) => String(x.step)), datasets: [
+        { label: 'computed this step, with cache', data: r.rows.map((x) => x.tokens_computed_with_cache), borderColor: '#3b6fb6', backgroundColor: '#3b6fb6' },
+        { label: 'computed this step, without cache', data: r.rows.map((x) => x.tokens_computed_without_cache), borderColor: '#c0392b', backgroundColor: '#c0392b' },
+        { label: 'total so far, with cache', data: r.rows.map((x) => x.cumulative_with_cache), borderColor: '#3b6fb6', borderDash: [6, 4], pointRadius: 0 },
+        { label: 'total so far, without cache', data: r.rows.map((x) => x.cumulative_without_cache), borderColor: '#c0392b', borderDash: [6, 4], pointRadius: 0 },
+      ] },
+      options: { scales: { x: { title: { display: true, text: 'step' } }, y: { title: { display: true, text: 'tokens computed' } } } },
+    });
+  },
+
+  check(v) {
+    const r = call('check', { command: v.command, gpu: v.gpu, gpus: v.gpus, model: v.model,
+      require_concurrency: v.require_concurrency, require_context: v.require_context });
+    const c = r.check;
+    const h = document.getElementById('check-headline');
+    h.replaceChildren(c.passed ? 'PASS — ' : 'FAIL — ', c.passed ? 'the deployment starts and meets the requirements.' : c.reason);
+    h.className = 'headline ' + (c.passed ? 'good' : 'bad');
+    summary(document.getElementById('check-summary'), [
+      ['passed', num('passed', c.passed, 'text')],
+      ['engine', num('engine', c.engine, 'text')],
+      ['model', num('model', c.model, 'text')],
+      ['deployment', num('gpus', c.gpus), ' x ', num('gpu', c.gpu, 'text'), ' (tp ', num('tp', c.tp), ', pp ', num('pp', c.pp), ')'],
+      ['GPUs needed', num('gpus_needed', c.gpus_needed)],
+      ['starts', num('starts', c.starts, 'text')],
+      ['memory per GPU', num('per_gpu.memory_bytes', c.per_gpu.memory_bytes, 'human')],
+      ['weights per GPU', num('per_gpu.weights_bytes', c.per_gpu.weights_bytes, 'human')],
+      ['KV budget per GPU', num('per_gpu.kv_budget_bytes', c.per_gpu.kv_budget_bytes, 'human')],
+      ['KV cache tokens', num('kv_cache_tokens', c.kv_cache_tokens)],
+      ['context', num('context', c.context)],
+      ['max concurrency', num('max_concurrency', c.max_concurrency, 'x')],
+      ['longest context that fits', num('max_fitting_context', c.max_fitting_context)],
+    ]);
+    document.getElementById('check-report').textContent = r.text;
+  },
+};
+
+const KIND_COLORS = { full_attention: '#3b6fb6', sliding_attention: '#6baed6', chunked_attention: '#9ecae1', mla: '#2e9e5b',
+  mamba: '#8e44ad', linear_attention: '#b07cc6', short_conv: '#e0a100', shared_kv: '#bbb', none: '#ddd' };
+
+function compareModels() {
+  return [...document.querySelectorAll('#compare-models input:checked')].map((c) => c.value);
+}
+
+// --- start-up ------------------------------------------------------------------------------
+function fillPickers() {
+  const models = call('models').models.map((m) => m.id);
+  const dtypes = call('dtypes').dtypes.map((d) => d.name);
+  const gpus = HAVE_GPUS ? call('gpus').gpus : [];
+  const opt = (value, text) => el('option', { value, text: text || value });
+  for (const s of document.querySelectorAll('select[data-models]')) s.replaceChildren(...models.map((m) => opt(m)));
+  for (const s of document.querySelectorAll('select[data-dtypes]')) s.replaceChildren(opt('auto', 'auto (model dtype)'), ...dtypes.map((d) => opt(d)));
+  for (const s of document.querySelectorAll('select[data-gpus]')) s.replaceChildren(...gpus.map((g) => opt(g.name, `${g.name} (${g.memory_marketing})`)));
+  const pick = (p, name, value) => { const f = panelEl(p).querySelector(`[name=${name}]`); if ([...f.options].some((o) => o.value === value)) f.value = value; };
+  pick('model', 'model', 'meta-llama/Llama-3.1-70B');
+  pick('model', 'kv_dtype', 'fp16');
+  pick('fit', 'model', 'meta-llama/Llama-3.1-70B');
+  pick('fit', 'kv_dtype', 'fp16');
+  pick('speed', 'model', 'meta-llama/Llama-3.1-8B');
+  pick('speed', 'kv_dtype', 'fp16');
+  pick('loop', 'model', 'Qwen/Qwen3-0.6B');
+  const h100 = gpus.find((g) => g.aliases && g.aliases.map((a) => a.toLowerCase()).includes('h100'));
+  for (const p of ['fit', 'speed', 'check']) if (h100) pick(p, 'gpu', h100.name);
+  const box = document.getElementById('compare-models');
+  box.replaceChildren(...models.map((m) => el('label', {}, Object.assign(el('input', { type: 'checkbox', value: m }), { checked: DEFAULT_COMPARE.includes(m) }), ' ' + m)));
+}
+
+function wire() {
+  for (const p of PANELS) {
+    defaults[p] = {};
+    for (const f of fields(p)) defaults[p][f.name] = f.value;
+    panelEl(p).addEventListener('change', () => { update(p); saveUrl(); });
+    panelEl(p).addEventListener('input', (e) => { if (e.target.type === 'range' || e.target.tagName === 'SELECT') { update(p); saveUrl(); } });
+  }
+  const upload = panelEl('model').querySelector('[name=upload]');
+  upload.addEventListener('change', async () => {
+    const file = upload.files[0];
+    if (!file) return;
+    configSource = file.name;
+    panelEl('model').querySelector('[name=config]').value = await file.text();
+    update('model');
+  });
+  panelEl('model').querySelector('[name=config]').addEventListener('input', () => { configSource = ''; });
+  document.getElementById('clear-config').addEventListener('click', () => {
+    panelEl('model').querySelector('[name=config]').value = '';
+    upload.value = '';
+    update('model');
+  });
+  const slider = panelEl('loop').querySelector('[name=step]');
+  const step = (d) => { slider.value = String(Math.max(0, Math.min(Number(slider.max), Number(slider.value) + d))); update('loop'); saveUrl(); };
+  document.getElementById('loop-prev').addEventListener('click', () => step(-1));
+  document.getElementById('loop-next').addEventListener('click', () => step(1));
+}
+
+async function start() {
+  try {
+    lib = await createKvplan();
+    document.getElementById('version').textContent = 'libkvplan ' + call('version').version + '.';
+    // Panels appear when their part of the library is built in (planner, engine check).
+    const have = new Set(call('functions').functions);
+    const needs = { compare: 'compare', fit: 'plan', speed: 'sweep', check: 'check' };
+    for (const [p, fn] of Object.entries(needs)) {
+      if (have.has(fn)) continue;
+      document.getElementById('tab-' + p).hidden = true;
+      PANELS.splice(PANELS.indexOf(p), 1);
+    }
+    HAVE_GPUS = have.has('gpus');
+    fillPickers();
+    wire();
+    setupTabs();
+    const tab = loadUrl();
+    document.getElementById('loading').hidden = true;
+    show(tab);
+    document.body.dataset.ready = 'true';
+  } catch (err) {
+    document.getElementById('loading').textContent = 'Could not start: ' + err.message;
+    document.body.dataset.ready = 'error';
+  }
+}
+start();

@@ -1,0 +1,390 @@
+// The web calculator's only entry point into libkvplan, compiled to WebAssembly.
+//
+// One JSON-in / JSON-out call per page action: kvplan_call("size", "{...}") returns
+// {"ok": true, "result": {...}} or {"ok": false, "error": "<the library's message>"}.
+// Every figure comes from a library function and its own JSON formatter (report.h,
+// planner.h, engines.h), exactly as the CLI verbs print them with --json; this file only maps
+// the page's fields onto the same inputs the CLI's flags fill in. No formula lives here or in
+// the page's JavaScript.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/kvplan.h"
+
+// The planner and the engine check arrive as separate parts of the library; the page shows
+// the panels whose part is built in (see the "functions" call).
+#if __has_include("kvplan/planner.h")
+#include "kvplan/planner.h"
+#define KVPLAN_WASM_HAVE_PLANNER 1
+#endif
+
+#if __has_include("kvplan/check.h")
+#include "kvplan/check.h"
+#define KVPLAN_WASM_HAVE_CHECK 1
+#endif
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+#define KVPLAN_EXPORT EMSCRIPTEN_KEEPALIVE
+#else
+#define KVPLAN_EXPORT
+#endif
+
+namespace kvplan::web {
+namespace {
+
+using json = nlohmann::json;
+
+// A field given as a string ("128k") or a number (131072): the CLI's parse_tokens either way.
+std::optional<std::uint64_t> tokens_field(const json& a, const char* key, const char* flag) {
+  if (!a.contains(key) || a[key].is_null()) return std::nullopt;
+  const auto& v = a[key];
+  if (v.is_string()) {
+    if (v.get<std::string>().empty()) return std::nullopt;
+    return parse_tokens(v.get<std::string>(), flag);
+  }
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  throw InputError::value(flag, v.dump(), "a token count such as 4096, 32k or 128k");
+}
+
+std::optional<std::uint64_t> count_field(const json& a, const char* key, const char* flag) {
+  if (!a.contains(key) || a[key].is_null()) return std::nullopt;
+  const auto& v = a[key];
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s.empty()) return std::nullopt;
+    std::size_t used = 0;
+    unsigned long long n = 0;
+    try {
+      n = std::stoull(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != s.size() || s[0] == '-') throw InputError::value(flag, s, "a whole number");
+    return n;
+  }
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  throw InputError::value(flag, v.dump(), "a whole number");
+}
+
+std::string string_field(const json& a, const char* key, std::string fallback = "") {
+  if (!a.contains(key) || a[key].is_null()) return fallback;
+  if (!a[key].is_string()) throw InputError::value(key, a[key].dump(), "a string");
+  return a[key].get<std::string>();
+}
+
+std::optional<double> number_field(const json& a, const char* key, const char* flag) {
+  if (!a.contains(key) || a[key].is_null()) return std::nullopt;
+  const auto& v = a[key];
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s.empty()) return std::nullopt;
+    std::size_t used = 0;
+    double d = 0;
+    try {
+      d = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != s.size()) throw InputError::value(flag, s, "a number");
+    return d;
+  }
+  throw InputError::value(flag, v.dump(), "a number");
+}
+
+// "auto" or empty = the model's own dtype (the CLI's parse_dtype_or_auto).
+std::optional<Dtype> dtype_field(const json& a, const char* key, const char* flag) {
+  const std::string s = string_field(a, key);
+  if (s.empty() || s == "auto") return std::nullopt;
+  return parse_dtype(s, flag);
+}
+
+// The model: a bundled id ("model") or pasted/uploaded config text ("config" + "source").
+ModelSpec load(const json& a) {
+  LoadOptions lo;
+  if (a.contains("assume") && a["assume"].is_array())
+    for (const auto& s : a["assume"]) lo.assume.push_back(s.get<std::string>());
+  const std::string config = string_field(a, "config");
+  if (!config.empty()) return load_model_from_json(config, string_field(a, "source", "config.json"), lo);
+  const std::string id = string_field(a, "model");
+  if (id.empty()) throw InputError::value("model", "nothing", "a bundled model id or a pasted config.json");
+  return load_model(id, lo);
+}
+
+// --kv-dtype / --k-dtype / --v-dtype / --state-dtype, as DtypeOptions::apply in the CLI.
+void apply_dtypes(const json& a, Workload& w) {
+  const auto both = dtype_field(a, "kv_dtype", "--kv-dtype");
+  w.k_dtype = string_field(a, "k_dtype").empty() ? both : dtype_field(a, "k_dtype", "--k-dtype");
+  w.v_dtype = string_field(a, "v_dtype").empty() ? both : dtype_field(a, "v_dtype", "--v-dtype");
+  w.state_dtype = dtype_field(a, "state_dtype", "--state-dtype");
+}
+
+Workload workload(const json& a) {
+  Workload w;
+  w.tokens = tokens_field(a, "tokens", "--tokens").value_or(4096);
+  w.batch = tokens_field(a, "batch", "--batch").value_or(1);
+  w.tp = count_field(a, "tp", "--tp").value_or(1);
+  apply_dtypes(a, w);
+  return w;
+}
+
+// `kvplan size --json`
+json do_size(const json& a) {
+  const Workload w = workload(a);
+  const ModelSpec m = load(a);
+  auto j = to_json(cache_size(m, w));
+  j["assumptions"] = m.assumptions;
+  return j;
+}
+
+// `kvplan inspect --json` plus, per layer, the columns of `kvplan inspect`'s table
+// (describe_layer, bytes_per_token, state bytes) and `kvplan size --json` for the workload.
+json do_inspect(const json& a) {
+  const Workload w = workload(a);
+  const ModelSpec m = load(a);
+  const CacheDtypes dt = resolve_dtypes(m, w);
+  json j = to_json(m);
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    const auto& c = m.layers[i].cache;
+    j["layers"][i]["shape"] = describe_layer(c);
+    j["layers"][i]["bytes_per_token"] = bytes_per_token(c, dt, w.tp);
+    j["layers"][i]["state_bytes"] = layer_bytes(c, 0, dt, w.tp).state_bytes();
+  }
+  auto size = to_json(cache_size(m, w));
+  size["assumptions"] = m.assumptions;
+  return {{"model", std::move(j)}, {"size", std::move(size)}};
+}
+
+// `kvplan models --json` (ids and types only: the page lists them in a picker).
+json do_models(const json&) {
+  json out = json::array();
+  for (const auto& b : bundled_models()) out.push_back({{"id", b.id}, {"file", b.file_name}});
+  return {{"models", out}};
+}
+
+#ifdef KVPLAN_WASM_HAVE_PLANNER
+// `kvplan gpus --json`
+json do_gpus(const json&) {
+  json out = json::array();
+  for (const auto& g : accelerator_catalog()) out.push_back(to_json(g));
+  return {{"gpus", out}};
+}
+
+// `kvplan compare MODEL... --tokens N --kv-dtype D --weight-dtype D --json`
+json do_compare(const json& a) {
+  const std::uint64_t tokens = tokens_field(a, "tokens", "--tokens").value_or(128 * 1024);
+  const auto kv = dtype_field(a, "kv_dtype", "--kv-dtype");
+  const auto wd = dtype_field(a, "weight_dtype", "--weight-dtype");
+  LoadOptions lo;
+  json rows = json::array();
+  if (!a.contains("models") || !a["models"].is_array() || a["models"].empty())
+    throw InputError::value("MODEL", "nothing", "one or more models");
+  for (const auto& n : a["models"]) rows.push_back(to_json(compare_row(load_model(n.get<std::string>(), lo), tokens, kv, wd)));
+  return {{"tokens", tokens}, {"models", rows}};
+}
+
+// The planner input, field for field what cli/plan_options.h fills from the flags.
+PlanInput plan_input(const json& a) {
+  PlanInput in;
+  const std::string gpu = string_field(a, "gpu");
+  const std::string gpu_memory = string_field(a, "gpu_memory");
+  if (!gpu.empty()) {
+    in.gpu = find_accelerator(gpu);
+  } else if (!gpu_memory.empty()) {
+    in.gpu.name = "custom";
+    in.gpu.memory_basis = "given by --gpu-memory";
+  } else {
+    throw InputError::value("--gpu", "nothing", "an accelerator name (kvplan gpus), --gpu-file or --gpu-memory");
+  }
+  if (!gpu_memory.empty()) {
+    in.gpu.memory_bytes = parse_bytes(gpu_memory, "--gpu-memory");
+    in.gpu.memory_basis = "given by --gpu-memory";
+    in.gpu.memory_marketing_bytes = in.gpu.memory_bytes;
+    in.gpu.memory_marketing = format_gb(in.gpu.memory_bytes, 0);
+  }
+  if (auto bw = number_field(a, "gpu_bandwidth", "--gpu-bandwidth"); bw && *bw != 0) in.gpu.bandwidth_bytes_per_s = *bw;
+  const EnginePreset preset = engine_preset(string_field(a, "engine", "none"));
+  in.gpus = count_field(a, "gpus", "--gpus");
+  in.tp = count_field(a, "tp", "--tp");
+  in.pp = count_field(a, "pp", "--pp").value_or(1);
+  in.dp = count_field(a, "dp", "--dp").value_or(1);
+  Workload w;
+  apply_dtypes(a, w);
+  in.k_dtype = w.k_dtype;
+  in.v_dtype = w.v_dtype;
+  in.state_dtype = w.state_dtype;
+  in.weight_dtype = dtype_field(a, "weight_dtype", "--weight-dtype");
+  if (const std::string s = string_field(a, "weights"); !s.empty()) in.weight_bytes = parse_bytes(s, "--weights");
+  in.utilization = number_field(a, "utilization", "--utilization").value_or(preset.utilization);
+  in.block_tokens = count_field(a, "block_tokens", "--block-tokens").value_or(preset.block_tokens);
+  in.shared_prefix_tokens = tokens_field(a, "shared_prefix", "--shared-prefix").value_or(0);
+  in.context = tokens_field(a, "context", "--context").value_or(4096);
+  in.concurrency = tokens_field(a, "concurrency", "--concurrency").value_or(1);
+  return in;
+}
+
+// `kvplan plan --json`
+json do_plan(const json& a) {
+  const PlanInput in = plan_input(a);
+  const ModelSpec m = load(a);
+  auto j = to_json(plan(m, in));
+  j["assumptions"] = m.assumptions;
+  return j;
+}
+
+std::vector<std::uint64_t> token_list(const json& a, const char* key, const char* flag) {
+  std::vector<std::uint64_t> out;
+  if (a.contains(key) && a[key].is_array())
+    for (const auto& v : a[key]) {
+      json one = {{"v", v}};
+      out.push_back(*tokens_field(one, "v", flag));
+    }
+  if (out.empty()) throw InputError::value(flag, "nothing", "a comma-separated list such as 4096,32k,128k");
+  return out;
+}
+
+// `kvplan sweep --json`
+json do_sweep(const json& a) {
+  PlanInput in = plan_input(a);
+  const auto contexts = token_list(a, "contexts", "--contexts");
+  const auto concurrency = token_list(a, "concurrency_list", "--concurrency");
+  in.context = contexts.front();
+  const ModelSpec m = load(a);
+  auto j = to_json(sweep(m, in, contexts, concurrency));
+  j["model"] = m.name;
+  j["gpu"] = in.gpu.name;
+  return j;
+}
+
+#endif  // KVPLAN_WASM_HAVE_PLANNER
+
+// Seed S13, the generation loop: a prompt of P tokens, then one new token per step. With a
+// cache, step 0 (prefill) computes the P prompt tokens and every later step computes 1 (the
+// runtime's ForwardStats.tokens_computed); without one, step n recomputes all P + n tokens.
+// The cache held after step n is the library's cache_size for the P + n tokens run so far.
+json do_generation(const json& a) {
+  const std::uint64_t prompt = tokens_field(a, "prompt", "--prompt").value_or(8);
+  const std::uint64_t steps = tokens_field(a, "steps", "--steps").value_or(16);
+  if (prompt == 0) throw InputError::value("--prompt", "0", "at least one prompt token");
+  if (steps == 0 || steps > 4096) throw InputError::value("--steps", std::to_string(steps), "1 to 4096 steps");
+  Workload w = workload(a);
+  const ModelSpec m = load(a);
+  json rows = json::array();
+  std::uint64_t cum_with = 0, cum_without = 0;
+  for (std::uint64_t n = 0; n < steps; ++n) {
+    const std::uint64_t seq = checked_add(prompt, n);               // tokens in the sequence at step n
+    const std::uint64_t with_cache = n == 0 ? prompt : 1;           // new tokens only
+    const std::uint64_t without_cache = seq;                        // everything again
+    cum_with = checked_add(cum_with, with_cache);
+    cum_without = checked_add(cum_without, without_cache);
+    w.tokens = seq;
+    const CacheSize s = cache_size(m, w);
+    rows.push_back({{"step", n},
+                    {"sequence_tokens", seq},
+                    {"tokens_computed_with_cache", with_cache},
+                    {"tokens_computed_without_cache", without_cache},
+                    {"cumulative_with_cache", cum_with},
+                    {"cumulative_without_cache", cum_without},
+                    {"cache_bytes", s.total_bytes}});
+  }
+  return {{"model", m.name}, {"prompt", prompt}, {"steps", steps}, {"rows", rows}};
+}
+
+#ifdef KVPLAN_WASM_HAVE_CHECK
+// `kvplan check --format json -- COMMAND` (a pasted launch command; the page reads no files):
+// the same steps as the CLI's run_check. "text" adds format_check_text for the report box.
+json do_check(const json& a) {
+  const std::string command = string_field(a, "command");
+  const std::vector<std::string> argv = split_command_line(command);
+  if (argv.empty()) throw InputError::value("kvplan check", "", "a launch command (vllm serve ..., llama-server ...)");
+  const Deployment d = parse_launch_command(argv);
+  CheckOptions c;
+  c.gpu = string_field(a, "gpu");
+  c.gpus = count_field(a, "gpus", "--gpus").value_or(0);
+  if (const std::string m = string_field(a, "model"); !m.empty()) c.model = m;
+  c.require_concurrency = count_field(a, "require_concurrency", "--require-concurrency");
+  if (c.require_concurrency && *c.require_concurrency == 0)
+    throw InputError::value("--require-concurrency", "0", "a positive number of sequences");
+  c.require_context = tokens_field(a, "require_context", "--require-context");
+  const CheckResult r = check_deployment(d, c);
+  return {{"check", to_json(r)}, {"text", format_check_text(r)}};
+}
+#endif
+
+// The library's own formatters for numbers the page prints: format_bytes ("42.95 GB (40.00
+// GiB)") and format_count ("1,234"), so the page and the CLI's text output spell them alike.
+json do_format(const json& a) {
+  json bytes = json::array(), counts = json::array();
+  if (a.contains("bytes"))
+    for (const auto& v : a["bytes"]) bytes.push_back(format_bytes(v.get<std::uint64_t>()));
+  if (a.contains("counts"))
+    for (const auto& v : a["counts"]) counts.push_back(format_count(v.get<std::uint64_t>()));
+  return {{"bytes", bytes}, {"counts", counts}};
+}
+
+json do_dtypes(const json&) {
+  json out = json::array();
+  for (const auto& d : all_dtypes()) out.push_back({{"name", std::string(d.name)}, {"description", std::string(d.description)}});
+  return {{"dtypes", out}};
+}
+
+json functions() {
+  json f = {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation"};
+#ifdef KVPLAN_WASM_HAVE_PLANNER
+  for (const char* n : {"gpus", "compare", "plan", "sweep"}) f.push_back(n);
+#endif
+#ifdef KVPLAN_WASM_HAVE_CHECK
+  f.push_back("check");
+#endif
+  return f;
+}
+
+json dispatch(const std::string& fn, const json& a) {
+  if (fn == "format") return do_format(a);
+  if (fn == "dtypes") return do_dtypes(a);
+  if (fn == "functions") return {{"functions", functions()}};
+  if (fn == "version") return {{"version", KVPLAN_VERSION_STRING}};
+  if (fn == "models") return do_models(a);
+  if (fn == "size") return do_size(a);
+  if (fn == "inspect") return do_inspect(a);
+  if (fn == "generation") return do_generation(a);
+#ifdef KVPLAN_WASM_HAVE_PLANNER
+  if (fn == "gpus") return do_gpus(a);
+  if (fn == "compare") return do_compare(a);
+  if (fn == "plan") return do_plan(a);
+  if (fn == "sweep") return do_sweep(a);
+#endif
+#ifdef KVPLAN_WASM_HAVE_CHECK
+  if (fn == "check") return do_check(a);
+#endif
+  std::string known;
+  for (const auto& f : functions()) known += (known.empty() ? "" : ", ") + f.get<std::string>();
+  throw InputError::value("function", fn, known);
+}
+
+}  // namespace
+}  // namespace kvplan::web
+
+extern "C" KVPLAN_EXPORT const char* kvplan_call(const char* fn, const char* args_json) {
+  static std::string out;
+  nlohmann::json reply;
+  try {
+    nlohmann::json args = nlohmann::json::object();
+    if (args_json && *args_json) args = nlohmann::json::parse(args_json);
+    reply = {{"ok", true}, {"result", kvplan::web::dispatch(fn ? fn : "", args)}};
+  } catch (const kvplan::Error& e) {
+    reply = {{"ok", false}, {"error", e.what()}};
+  } catch (const nlohmann::json::exception& e) {
+    reply = {{"ok", false}, {"error", std::string("web page request: ") + e.what()}};
+  } catch (const std::exception& e) {
+    reply = {{"ok", false}, {"error", std::string("internal error: ") + e.what()}};
+  }
+  out = reply.dump();
+  return out.c_str();
+}
