@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""kvplan engine: JSON keys and figures from the engines' rules (docs/engines.md), exit codes.
+Run: /usr/bin/python3 test_engine_cli.py <path-to-kvplan>"""
+import json
+import subprocess
+import sys
+
+KVPLAN = sys.argv[1]
+passed = failed = 0
+
+
+def run(*args):
+    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+
+
+def engine_json(*args):
+    rc, out, err = run("engine", *args, "--json")
+    if rc != 0:
+        return rc, None, err
+    return rc, json.loads(out), err
+
+
+GiB = 1 << 30
+
+# vLLM, Llama-3.1-8B, 40 GiB: 40 GiB // (16 x 4,096) // 32 = 20,480 blocks; x 16 = 327,680 tokens;
+# 20,480 / cdiv(131,072, 16) = 2.5
+rc, j, err = engine_json("vllm", "meta-llama/Llama-3.1-8B", "--max-model-len", "131072", "--kv-cache-memory", "40GiB")
+check("vllm rc", rc == 0, err)
+if j:
+    check("vllm num_blocks", j["num_blocks"] == 40 * GiB // (16 * 2 * 8 * 128 * 2) // 32, j.get("num_blocks"))
+    check("vllm block_size", j["block_size"] == 16, j.get("block_size"))
+    check("vllm kv_cache_tokens", j["kv_cache_tokens"] == 20480 * 16, j.get("kv_cache_tokens"))
+    check("vllm max_concurrency", abs(j["max_concurrency"] - 20480 / 8192) < 1e-12, j.get("max_concurrency"))
+    check("vllm log line", "GPU KV cache size: 327,680 tokens" in j["log_lines"], j.get("log_lines"))
+
+# vLLM, DeepSeek-V3 (FlashMLA block 64): 40 GiB // (64 x 1,152) // 61 = 9,549 blocks -> 611,136 tokens
+rc, j, err = engine_json("vllm", "deepseek-ai/DeepSeek-V3", "--kv-cache-memory", "40GiB")
+check("dsv3 rc", rc == 0, err)
+if j:
+    check("dsv3 num_blocks", j["num_blocks"] == 40 * GiB // (64 * 576 * 2) // 61 and j["num_blocks"] == 9549, j.get("num_blocks"))
+    check("dsv3 block_size", j["block_size"] == 64, j.get("block_size"))
+    check("dsv3 kv_cache_tokens", j["kv_cache_tokens"] == 9549 * 64, j.get("kv_cache_tokens"))
+    check("dsv3 concurrency", "Maximum concurrency for 163,840 tokens per request: 3.73x" in j["log_lines"], j.get("log_lines"))
+
+# vLLM, Qwen3-Next: the 544-token attention block
+rc, j, err = engine_json("vllm", "Qwen/Qwen3-Next-80B-A3B-Thinking", "--kv-cache-memory", "40GiB")
+check("qwen3-next rc", rc == 0, err)
+if j:
+    check("qwen3-next block", j["attention_block_size"] == 16 * -(-1097728 // (16 * 2048)), j.get("attention_block_size"))
+    check("qwen3-next blocks", j["num_blocks"] == 40 * GiB // (544 * 2048) // 12, j.get("num_blocks"))
+
+# llama.cpp, Llama-3.1-8B -c 8192 (server default: 4 unified slots)
+rc, j, err = engine_json("llama.cpp", "meta-llama/Llama-3.1-8B", "--ctx-size", "8192")
+check("llama rc", rc == 0, err)
+if j:
+    check("llama cells", j["cells"] == 8192, j.get("cells"))
+    check("llama k_bytes", j["k_bytes"] == 32 * 8192 * 1024 * 2, j.get("k_bytes"))
+    check("llama v_bytes", j["v_bytes"] == 32 * 8192 * 1024 * 2, j.get("v_bytes"))
+    check("llama kv_bytes", j["kv_bytes"] == 1024 * 2**20, j.get("kv_bytes"))
+    check("llama state_bytes", j["state_bytes"] == 0, j.get("state_bytes"))
+    check("llama log", j["log_lines"][0] == "llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  4/1 seqs), "
+          "K (f16):  512.00 MiB, V (f16):  512.00 MiB", j.get("log_lines"))
+
+# llama.cpp q4_0 with -np 3, not unified: 1,536 cells x 3 streams, rows of 1,024 / 32 x 18 = 576 B
+rc, j, err = engine_json("llama.cpp", "meta-llama/Llama-3.1-8B", "-c", "4096", "--parallel", "3",
+                         "--cache-type-k", "q4_0", "--cache-type-v", "q4_0")
+check("llama q4 rc", rc == 0, err)
+if j:
+    check("llama q4 cells", j["cells"] == 1536 and j["n_stream"] == 3, (j.get("cells"), j.get("n_stream")))
+    check("llama q4 bytes", j["kv_bytes"] == 2 * 32 * 1536 * 3 * 576, j.get("kv_bytes"))
+
+# llama.cpp recurrent: mamba-2.8b, 1 sequence: (3 x 5,120 + 16 x 5,120) x 4 B x 64 layers
+rc, j, err = engine_json("llama.cpp", "ArthurZ/mamba-2.8b", "--parallel", "1", "-c", "4096")
+check("mamba rc", rc == 0, err)
+if j:
+    check("mamba state", j["state_bytes"] == 64 * (3 * 5120 + 16 * 5120) * 4, j.get("state_bytes"))
+
+# Quantised V with flash attention off: exit 2, one line naming the flag
+rc, out, err = run("engine", "llama.cpp", "meta-llama/Llama-3.1-8B", "--cache-type-v", "q8_0", "--flash-attn", "off", "--json")
+check("quant V without FA exits 2", rc == 2 and out == "" and "--cache-type-v" in err and err.count("\n") == 1, (rc, err))
+
+# SGLang with a fixed KV budget: 10 GiB // 131,072 = 81,920 tokens (page 1), +1 dummy row
+rc, j, err = engine_json("sglang", "meta-llama/Llama-3.1-8B", "--kv-memory", "10GiB", "--context-length", "8192")
+check("sglang rc", rc == 0, err)
+if j:
+    check("sglang tokens", j["max_total_num_tokens"] == 10 * GiB // 131072, j.get("max_total_num_tokens"))
+    check("sglang rows", j["rows_allocated"] == 10 * GiB // 131072 + 1, j.get("rows_allocated"))
+
+# TRT-LLM: 40 GiB // 131,072 = 327,680 tokens; // 32 = 10,240 blocks
+rc, j, err = engine_json("trtllm", "meta-llama/Llama-3.1-8B", "--kv-memory", "40GiB", "--max-seq-len", "131072")
+check("trtllm rc", rc == 0, err)
+if j:
+    check("trtllm tokens", j["max_tokens"] == 40 * GiB // 131072, j.get("max_tokens"))
+    check("trtllm blocks", j["blocks"] == 40 * GiB // 131072 // 32, j.get("blocks"))
+
+# Bad input: unknown engine, bad dtype, vLLM without any memory -> exit 2
+for args, frag in [(["engine", "ollama", "meta-llama/Llama-3.1-8B"], "engine"),
+                   (["engine", "vllm", "meta-llama/Llama-3.1-8B", "--kv-cache-memory", "40GiB", "--kv-cache-dtype", "fp3"], "--kv-cache-dtype"),
+                   (["engine", "vllm", "meta-llama/Llama-3.1-8B"], "--kv-cache-memory"),
+                   (["engine", "vllm", "meta-llama/Llama-3.1-8B", "--kv-cache-memory", "lots"], "--kv-cache-memory")]:
+    rc, out, err = run(*args)
+    check(f"exit 2 for {args}", rc == 2 and frag in err and err.startswith("kvplan: "), (rc, err))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
