@@ -135,6 +135,18 @@ BOOST_AUTO_TEST_CASE(gpt_oss_20b_uneven_groups_pad) {
   BOOST_TEST(r.num_blocks == kBudget40GiB / 32768 / 12);
 }
 
+BOOST_AUTO_TEST_CASE(gemma3_many_sliding_few_full_groups) {
+  // gemma-3-1b: 4 full + 22 sliding layers, 1 KV head x 256 -> the same page 16 x 2 x 256 x 2 = 16,384 B.
+  // 22 >= 1.5 x 4, so group_size = 4: 1 full group + cdiv(22, 4) = 6 sliding groups (2 padding slots).
+  auto r = vllm_profile(load_model("google/gemma-3-1b-it"), budget(32768));
+  BOOST_TEST(r.page_bytes == 16u * 2 * 256 * 2);
+  BOOST_TEST(r.group_size == 4u);
+  BOOST_TEST(r.num_groups == 7u);
+  BOOST_TEST(r.padding_layers == 6u * 4 - 22);
+  BOOST_TEST(r.num_blocks == kBudget40GiB / 16384 / 4);            // 655,360
+  BOOST_TEST(r.kv_cache_tokens == kBudget40GiB / 16384 / 4 / 7 * 16);  // 93,622 x 16
+}
+
 BOOST_AUTO_TEST_CASE(disable_hybrid_manager_sizes_swa_for_full_context) {
   auto o = budget(131072);
   o.disable_hybrid_kv_cache_manager = true;

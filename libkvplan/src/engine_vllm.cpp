@@ -460,7 +460,7 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   if (r.padding_layers)
     r.log_lines.push_back("Add " + std::to_string(r.padding_layers) + " padding layers, may waste at most " +
                           format_fixed(100.0 * static_cast<double>(r.padding_layers) /
-                                           static_cast<double>(r.padding_layers + all.size() / pp),
+                                           static_cast<double>(all.size() / pp),
                                        2) +
                           "% KV cache memory");
   if (!r.starts) {
