@@ -13,7 +13,11 @@ struct Accelerator {
   std::vector<std::string> aliases;    // "H100", "h100-sxm", ...
   std::string vendor;                  // NVIDIA, AMD, Intel, Google, Apple
   std::uint64_t memory_bytes = 0;      // as the device reports it (e.g. 85,520,809,984 for an H100 80GB)
+  std::string memory_basis;            // how memory_bytes was obtained, or "estimate: ..."
   std::string memory_marketing;        // "80 GB"
+  // The vendor's figure in decimal bytes (80 GB = 80e9). The seeds count "H100s the cache takes"
+  // against this figure; plans use memory_bytes, which is what an engine actually sees.
+  std::uint64_t memory_marketing_bytes = 0;
   double bandwidth_bytes_per_s = 0;    // datasheet memory bandwidth
   double bf16_flops = 0;               // dense BF16 peak
   double fp8_flops = 0;                // dense FP8 peak (0: not supported)
@@ -25,7 +29,19 @@ struct Accelerator {
 const std::vector<Accelerator>& accelerator_catalog();
 // Case-insensitive on name and aliases; throws InputError with "did you mean" when unknown.
 const Accelerator& find_accelerator(std::string_view name);
-// A custom device from a JSON object with the same keys as the catalog entries.
+// A custom device from a JSON object with the same keys as the catalog entries (memory_bytes
+// may also be a size string such as "80GB"); `source` names the file in messages. A document
+// {"accelerators": [...]} with exactly one entry is accepted too.
 Accelerator accelerator_from_json(std::string_view json_text, std::string_view source);
+
+// Which capacity a count of devices is measured against.
+enum class CapacityBasis {
+  device,     // memory_bytes, what the runtime reports (what plans use)
+  marketing,  // memory_marketing_bytes, the datasheet's decimal GB (the seeds' "80 GB")
+};
+std::uint64_t capacity_bytes(const Accelerator& a, CapacityBasis basis);
+// ceil(bytes / capacity): how many devices `bytes` alone would fill (seed S12's "how many H100s
+// the cache alone takes up" is gpus_to_hold(cache, H100, marketing)).
+std::uint64_t gpus_to_hold(std::uint64_t bytes, const Accelerator& a, CapacityBasis basis);
 
 }  // namespace kvplan

@@ -1,0 +1,159 @@
+#include "kvplan/hardware.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/checked.h"
+#include "kvplan/error.h"
+#include "kvplan/registry.h"
+#include "kvplan/units.h"
+
+namespace kvplan {
+
+namespace detail {
+std::string_view gpu_catalog_json();  // generated from data/gpus.json (libkvplan/CMakeLists.txt)
+}
+
+namespace {
+
+// "H100 SXM", "h100-sxm" and "H100_SXM" are the same key.
+std::string key_of(std::string_view s) {
+  std::string r;
+  for (char c : s)
+    if (c != '-' && c != '_' && c != ' ') r.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return r;
+}
+
+using nlohmann::json;
+
+std::string where(std::string_view source, std::string_view name, std::string_view key) {
+  std::string s(source);
+  if (!name.empty()) s += " (" + std::string(name) + ")";
+  return s + ": field \"" + std::string(key) + "\"";
+}
+
+double positive_number(const json& e, std::string_view source, std::string_view name, const char* key, bool required) {
+  if (!e.contains(key)) {
+    if (required) throw InputError::value(where(source, name, key), "nothing (field missing)", "a positive number");
+    return 0;
+  }
+  const auto& v = e.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
+      (required && v.get<double>() == 0))
+    throw InputError::value(where(source, name, key), v.dump(), required ? "a positive number" : "a number >= 0");
+  return v.get<double>();
+}
+
+std::string text(const json& e, const char* key) {
+  if (!e.contains(key)) return {};
+  const auto& v = e.at(key);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::uint64_t byte_field(const json& e, std::string_view source, std::string_view name, const char* key, bool required) {
+  if (!e.contains(key)) {
+    if (required) throw InputError::value(where(source, name, key), "nothing (field missing)", "a byte count");
+    return 0;
+  }
+  const auto& v = e.at(key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return v.get<std::uint64_t>();
+  if (v.is_string()) return parse_bytes(v.get<std::string>(), where(source, name, key));
+  throw InputError::value(where(source, name, key), v.dump(), "a positive byte count (integer or \"80GB\")");
+}
+
+Accelerator parse_entry(const json& e, std::string_view source) {
+  if (!e.is_object()) throw InputError::value(std::string(source), e.dump().substr(0, 40), "a JSON object describing one accelerator");
+  Accelerator a;
+  if (!e.contains("name") || !e.at("name").is_string() || e.at("name").get<std::string>().empty())
+    throw InputError::value(where(source, "", "name"), e.contains("name") ? e.at("name").dump() : "nothing", "a device name");
+  a.name = e.at("name").get<std::string>();
+  if (e.contains("aliases")) {
+    if (!e.at("aliases").is_array()) throw InputError::value(where(source, a.name, "aliases"), e.at("aliases").dump(), "an array of names");
+    for (const auto& x : e.at("aliases")) {
+      if (!x.is_string()) throw InputError::value(where(source, a.name, "aliases"), x.dump(), "a name");
+      a.aliases.push_back(x.get<std::string>());
+    }
+  }
+  a.vendor = text(e, "vendor");
+  a.memory_bytes = byte_field(e, source, a.name, "memory_bytes", true);
+  a.memory_basis = e.contains("memory_basis") ? text(e, "memory_basis") : "given by " + std::string(source);
+  a.memory_marketing = text(e, "memory_marketing");
+  a.memory_marketing_bytes = byte_field(e, source, a.name, "memory_marketing_bytes", false);
+  if (a.memory_marketing_bytes == 0) a.memory_marketing_bytes = a.memory_bytes;
+  if (a.memory_marketing.empty()) a.memory_marketing = format_gb(a.memory_marketing_bytes, 0);
+  a.bandwidth_bytes_per_s = positive_number(e, source, a.name, "bandwidth_bytes_per_s", true);
+  a.bf16_flops = positive_number(e, source, a.name, "bf16_flops", false);
+  a.fp8_flops = positive_number(e, source, a.name, "fp8_flops", false);
+  a.interconnect = text(e, "interconnect");
+  a.interconnect_bytes_per_s = positive_number(e, source, a.name, "interconnect_bytes_per_s", false);
+  a.source = e.contains("source") ? text(e, "source") : std::string(source);
+  return a;
+}
+
+}  // namespace
+
+const std::vector<Accelerator>& accelerator_catalog() {
+  static const std::vector<Accelerator> catalog = [] {
+    std::vector<Accelerator> out;
+    const json doc = json::parse(detail::gpu_catalog_json());
+    for (const auto& e : doc.at("accelerators")) out.push_back(parse_entry(e, "data/gpus.json"));
+    return out;
+  }();
+  return catalog;
+}
+
+const Accelerator& find_accelerator(std::string_view name) {
+  const std::string key = key_of(name);
+  const auto& cat = accelerator_catalog();
+  for (const auto& a : cat) {
+    if (key_of(a.name) == key) return a;
+    for (const auto& al : a.aliases)
+      if (key_of(al) == key) return a;
+  }
+  // "did you mean": the closest canonical names by edit distance on names and aliases, plus
+  // any entry whose key contains what was typed.
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& a : cat) {
+    std::size_t d = edit_distance(key, key_of(a.name));
+    for (const auto& al : a.aliases) d = std::min(d, edit_distance(key, key_of(al)));
+    if (key.size() >= 2 && key_of(a.name).find(key) != std::string::npos) d = 0;
+    if (d <= std::max<std::size_t>(2, key.size() / 3)) scored.emplace_back(d, a.name);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::string suggestion;
+  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) suggestion += (i ? ", " : "") + scored[i].second;
+  if (suggestion.empty()) suggestion = "one of `kvplan gpus`";
+  throw InputError::unknown("GPU", name, suggestion);
+}
+
+Accelerator accelerator_from_json(std::string_view json_text, std::string_view source) {
+  json doc;
+  try {
+    doc = json::parse(json_text);
+  } catch (const json::exception& e) {
+    throw InputError(std::string(source) + ": not valid JSON: " + e.what());
+  }
+  if (doc.is_object() && doc.contains("accelerators")) {
+    const auto& arr = doc.at("accelerators");
+    if (!arr.is_array() || arr.size() != 1)
+      throw InputError::value(where(source, "", "accelerators"), arr.is_array() ? std::to_string(arr.size()) + " entries" : arr.dump(),
+                              "exactly one accelerator");
+    return parse_entry(arr.at(0), source);
+  }
+  return parse_entry(doc, source);
+}
+
+std::uint64_t capacity_bytes(const Accelerator& a, CapacityBasis basis) {
+  return basis == CapacityBasis::marketing ? a.memory_marketing_bytes : a.memory_bytes;
+}
+
+std::uint64_t gpus_to_hold(std::uint64_t bytes, const Accelerator& a, CapacityBasis basis) {
+  const std::uint64_t cap = capacity_bytes(a, basis);
+  if (cap == 0) throw InputError::value("GPU " + a.name + " memory", "0", "a positive capacity");
+  return ceil_div(bytes, cap);
+}
+
+}  // namespace kvplan

@@ -1,0 +1,693 @@
+// The planner. Memory is exact: every per-layer figure comes from layer_bytes() (TP head split
+// and replication, MLA replication, state split are its rules), compressed into a CacheProfile
+// so that plan(), the min-GPU search and the sweep evaluate a (context, concurrency) point with a
+// few checked integer operations. Times are roofline estimates.
+#include "kvplan/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <string>
+
+#include "kvplan/checked.h"
+#include "kvplan/error.h"
+#include "kvplan/sizes.h"
+#include "kvplan/weights.h"
+
+namespace kvplan {
+
+namespace {
+
+constexpr std::uint64_t kNoCap = std::numeric_limits<std::uint64_t>::max();
+// Longest context the max-context search considers; past it the context is not memory-bound.
+constexpr std::uint64_t kContextSearchLimit = 1ull << 40;
+// Largest deployment the min-GPU search tries.
+constexpr std::uint64_t kMinGpuSearchLimit = 4096;
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw OverflowError::in("planned cache bytes");
+  return r;
+}
+std::uint64_t add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  if (__builtin_add_overflow(a, b, &r)) throw OverflowError::in("planned cache bytes");
+  return r;
+}
+std::uint64_t round_up(std::uint64_t n, std::uint64_t block) { return block <= 1 ? n : mul(ceil_div(n, block), block); }
+
+// One layer on one TP rank: bytes per cached token, how many tokens it keeps at most, and its
+// constant per-sequence state.
+struct LayerRow {
+  std::uint64_t bytes_per_token = 0, cap = 0, state = 0;
+};
+
+std::vector<LayerRow> layer_rows(const ModelSpec& m, const CacheDtypes& dt, std::uint64_t tp) {
+  std::vector<LayerRow> rows;
+  rows.reserve(m.layers.size());
+  for (const auto& l : m.layers) {
+    LayerRow r;
+    const std::uint64_t cap = tokens_held(l.cache, kNoCap);
+    // layer_bytes is linear in the tokens it holds: one token's K+V is the per-token row.
+    r.bytes_per_token = cap == 0 ? 0 : layer_bytes(l.cache, 1, dt, tp).kv_bytes();
+    r.cap = r.bytes_per_token == 0 ? 0 : cap;
+    r.state = layer_bytes(l.cache, 0, dt, tp).state_bytes();
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+CacheProfile group_rows(const std::vector<LayerRow>& rows, const std::vector<std::uint64_t>& split) {
+  CacheProfile p;
+  std::size_t first = 0;
+  for (std::uint64_t n : split) {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> groups;
+    std::uint64_t state = 0;
+    for (std::size_t i = first; i < first + n; ++i) {
+      if (rows[i].bytes_per_token) groups[{rows[i].bytes_per_token, rows[i].cap}] += 1;
+      state = checked_add(state, rows[i].state, "state bytes per sequence");
+    }
+    std::vector<CacheProfile::Group> gs;
+    for (const auto& [key, count] : groups)
+      gs.push_back({checked_mul(key.first, count, "cache bytes per token"), key.second, count});
+    p.stages.push_back(std::move(gs));
+    p.state_bytes.push_back(state);
+    first += n;
+  }
+  return p;
+}
+
+// One stage's bytes at context L with P shared-prefix tokens and paging block B:
+// total(C) = shared + C x per_seq.
+struct StageBytes {
+  std::uint64_t shared = 0;     // prefix tokens still in every layer's window, stored once
+  std::uint64_t per_seq = 0;    // private token cache + state, per sequence
+  std::uint64_t state = 0;      // state part of per_seq
+  std::uint64_t read_per_seq = 0;  // what one sequence's decode step reads (prefix not deduplicated)
+  std::uint64_t total(std::uint64_t c) const { return add(shared, mul(c, per_seq)); }
+  std::uint64_t kv(std::uint64_t c) const { return total(c) - mul(c, state); }
+};
+
+StageBytes stage_bytes(const std::vector<CacheProfile::Group>& groups, std::uint64_t state, std::uint64_t L,
+                       std::uint64_t P, std::uint64_t B) {
+  StageBytes s;
+  const std::uint64_t prefix = B <= 1 ? std::min(P, L) : std::min(P, L) / B * B;  // only full blocks are shared
+  for (const auto& g : groups) {
+    const std::uint64_t held = std::min(L, g.cap_tokens);
+    const std::uint64_t start = L - held;  // first position still in the window
+    const std::uint64_t shared = prefix > start ? prefix - start : 0;
+    s.shared = add(s.shared, mul(g.bytes_per_token, shared));
+    s.per_seq = add(s.per_seq, mul(g.bytes_per_token, round_up(held - shared, B)));
+    s.read_per_seq = add(s.read_per_seq, mul(g.bytes_per_token, round_up(held, B)));
+  }
+  s.per_seq = add(s.per_seq, state);
+  s.read_per_seq = add(s.read_per_seq, state);
+  s.state = state;
+  return s;
+}
+
+std::uint64_t usable_of(const Accelerator& gpu, double utilization) {
+  return static_cast<std::uint64_t>(std::floor(static_cast<long double>(gpu.memory_bytes) * utilization));
+}
+
+// Memory left for the cache on one GPU of a (tp, pp) group (offload tier included); 0 and
+// `weights_short` when weights + reserved do not fit.
+struct Budget {
+  std::uint64_t usable = 0, weights = 0, reserved = 0, cache = 0;
+  bool weights_short = false;
+};
+Budget budget_for(std::uint64_t usable, std::uint64_t weights_total, std::uint64_t shards, std::uint64_t reserved,
+                  std::uint64_t offload) {
+  Budget b;
+  b.usable = usable;
+  b.weights = ceil_div(weights_total, shards);
+  b.reserved = reserved;
+  const std::uint64_t fixed = add(b.weights, reserved);
+  if (fixed > usable) {
+    b.weights_short = true;
+    return b;
+  }
+  b.cache = add(usable - fixed, offload);
+  return b;
+}
+
+// Largest C with shared + C x per_seq <= cache budget, over every stage.
+std::uint64_t max_sequences(const std::vector<StageBytes>& st, std::uint64_t cache_budget) {
+  std::uint64_t best = kNoCap;
+  for (const auto& s : st) {
+    if (s.shared > cache_budget) return 0;
+    if (s.per_seq == 0) continue;
+    best = std::min(best, (cache_budget - s.shared) / s.per_seq);
+  }
+  return best;
+}
+
+struct WeightsInfo {
+  std::uint64_t total = 0, experts = 0, non_experts = 0, active = 0;
+  std::string scheme;
+  bool overridden = false;
+};
+
+WeightsInfo weights_of(const ModelSpec& m, const PlanInput& in) {
+  WeightsInfo w;
+  if (in.weight_bytes) {
+    w.total = w.non_experts = w.active = *in.weight_bytes;
+    w.scheme = "given";
+    w.overridden = true;
+    return w;
+  }
+  const WeightBytes wb = weight_bytes(m, in.weight_dtype);
+  w.total = wb.total;
+  w.experts = wb.experts;
+  w.non_experts = wb.non_experts;
+  w.active = wb.active;
+  w.scheme = wb.scheme;
+  return w;
+}
+
+CacheDtypes dtypes_of(const ModelSpec& m, const PlanInput& in) {
+  Workload w;
+  w.k_dtype = in.k_dtype;
+  w.v_dtype = in.v_dtype;
+  w.state_dtype = in.state_dtype;
+  return resolve_dtypes(m, w);
+}
+
+bool tp_divides_heads(const ModelSpec& m, std::uint64_t tp) {
+  return m.dims.num_attention_heads == 0 || m.dims.num_attention_heads % tp == 0;
+}
+
+// Resolved, validated shape of the deployment.
+struct Shape {
+  std::uint64_t gpus = 0, tp = 0, pp = 0, dp = 0;
+  std::vector<std::uint64_t> split;
+};
+
+Shape resolve_shape(const ModelSpec& m, const PlanInput& in) {
+  Shape s;
+  const std::uint64_t layers = m.layers.size();
+  if (in.pp == 0) throw InputError::value("pipeline parallel size (--pp)", "0", "a positive integer");
+  if (in.dp == 0) throw InputError::value("data parallel replicas (--dp)", "0", "a positive integer");
+  s.pp = in.pp;
+  s.dp = in.dp;
+  const std::uint64_t pp_dp = checked_mul(s.pp, s.dp, "GPU count");
+  if (in.gpus && *in.gpus == 0) throw InputError::value("gpus (--gpus)", "0", "a positive number of GPUs");
+  if (in.tp && *in.tp == 0) throw InputError::value("tensor parallel size (--tp)", "0", "a positive integer");
+  if (in.tp) {
+    s.tp = *in.tp;
+  } else if (in.gpus) {
+    if (*in.gpus % pp_dp != 0)
+      throw InputError::value("gpus (--gpus)", num(*in.gpus),
+                              "a multiple of pp x dp (" + num(pp_dp) + ") so that tp = gpus / (pp x dp) is whole");
+    s.tp = *in.gpus / pp_dp;
+  } else {
+    s.tp = 1;
+  }
+  s.gpus = checked_mul(s.tp, pp_dp, "GPU count");
+  if (in.gpus && *in.gpus != s.gpus)
+    throw InputError::value("gpus (--gpus)", num(*in.gpus),
+                            "tp x pp x dp = " + num(s.tp) + " x " + num(s.pp) + " x " + num(s.dp) + " = " + num(s.gpus));
+  if (!tp_divides_heads(m, s.tp))
+    throw InputError::value("tensor parallel size (--tp)", num(s.tp),
+                            "a divisor of the model's " + num(m.dims.num_attention_heads) + " attention heads");
+  if (s.pp > layers)
+    throw InputError::value("pipeline parallel size (--pp)", num(s.pp), "at most the model's " + num(layers) + " layers");
+  if (in.pp_layers.empty()) {
+    s.split = default_pp_split(layers, s.pp);
+  } else {
+    std::uint64_t sum = 0;
+    for (auto n : in.pp_layers) {
+      if (n == 0) throw InputError::value("pipeline layer split (--pp-layers)", "0", "at least one layer per stage");
+      sum = checked_add(sum, n, "layer count");
+    }
+    if (in.pp_layers.size() != s.pp || sum != layers)
+      throw InputError::value("pipeline layer split (--pp-layers)",
+                              num(in.pp_layers.size()) + " stages, " + num(sum) + " layers",
+                              num(s.pp) + " stages summing to the model's " + num(layers) + " layers");
+    s.split = in.pp_layers;
+  }
+  return s;
+}
+
+void validate(const ModelSpec& m, const PlanInput& in) {
+  if (in.gpu.memory_bytes == 0) throw InputError::value("GPU memory (--gpu-memory)", "0", "a positive byte count");
+  if (!(in.gpu.bandwidth_bytes_per_s > 0))
+    throw InputError::value("GPU bandwidth (--gpu-bandwidth)", std::to_string(in.gpu.bandwidth_bytes_per_s), "a positive rate");
+  if (!(in.utilization > 0 && in.utilization <= 1))
+    throw InputError::value("utilization (--utilization)", std::to_string(in.utilization), "a fraction in (0, 1]");
+  if (in.context == 0) throw InputError::value("context (--context)", "0", "a positive token count");
+  if (in.concurrency == 0) throw InputError::value("concurrency (--concurrency)", "0", "a positive number of sequences");
+  if (in.shared_prefix_tokens > in.context)
+    throw InputError::value("shared prefix (--shared-prefix)", num(in.shared_prefix_tokens),
+                            "at most the context (" + num(in.context) + " tokens)");
+  if (in.block_tokens == 0) throw InputError::value("block size (--block-tokens)", "0", "a positive token count");
+  if (!(in.prefill_efficiency > 0 && in.prefill_efficiency <= 1))
+    throw InputError::value("prefill efficiency (--prefill-efficiency)", std::to_string(in.prefill_efficiency),
+                            "a fraction in (0, 1]");
+  if (in.offload_bytes > 0 && !(in.offload_bytes_per_s > 0))
+    throw InputError::value("offload bandwidth (--offload-bandwidth)", std::to_string(in.offload_bytes_per_s),
+                            "a positive rate when --offload is given");
+  if (m.layers.empty()) throw InputError::value("model " + m.name, "0 layers", "at least one layer");
+}
+
+// Everything needed to evaluate (context, concurrency) points for one deployment shape.
+struct Evaluator {
+  CacheProfile profile;
+  Budget budget;
+  std::uint64_t prefix = 0, block = 1, dp = 1;
+
+  std::vector<StageBytes> at(std::uint64_t L) const {
+    std::vector<StageBytes> out;
+    for (std::size_t s = 0; s < profile.stages.size(); ++s)
+      out.push_back(stage_bytes(profile.stages[s], profile.state_bytes[s], L, prefix, block));
+    return out;
+  }
+  bool fits(std::uint64_t L, std::uint64_t replica_c) const {
+    if (budget.weights_short) return false;
+    for (const auto& s : at(L)) {
+      std::uint64_t r;
+      // Overflow here means "far too big", which is a "does not fit", not an error.
+      if (__builtin_mul_overflow(replica_c, s.per_seq, &r) || __builtin_add_overflow(r, s.shared, &r)) return false;
+      if (r > budget.cache) return false;
+    }
+    return true;
+  }
+};
+
+Evaluator make_evaluator(const ModelSpec& m, const PlanInput& in, const CacheDtypes& dt, std::uint64_t tp,
+                         const std::vector<std::uint64_t>& split, std::uint64_t weights_total, std::uint64_t dp) {
+  Evaluator e;
+  e.profile = group_rows(layer_rows(m, dt, tp), split);
+  e.budget = budget_for(usable_of(in.gpu, in.utilization), weights_total, checked_mul(tp, split.size(), "GPU count"),
+                        reserved_bytes(m, in.reserved, tp), in.offload_bytes);
+  e.prefix = in.shared_prefix_tokens;
+  e.block = in.block_tokens;
+  e.dp = dp;
+  return e;
+}
+
+// Smallest tp x pp (one replica, all sequences) on which the load fits.
+struct MinGpus {
+  std::uint64_t gpus = 0, tp = 0, pp = 0;
+};
+MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtypes& dt, std::uint64_t weights_total) {
+  const std::uint64_t layers = m.layers.size();
+  std::vector<std::uint64_t> tps;
+  const std::uint64_t heads = m.dims.num_attention_heads ? m.dims.num_attention_heads : 64;
+  for (std::uint64_t t = 1; t <= heads && t <= kMinGpuSearchLimit; ++t)
+    if (heads % t == 0) tps.push_back(t);
+  std::map<std::uint64_t, std::vector<LayerRow>> rows;  // per tp
+  for (auto t : tps) {
+    try {
+      rows[t] = layer_rows(m, dt, t);
+    } catch (const InputError&) {
+      // a TP degree the layer kinds reject (e.g. Mamba-2 groups): not a candidate
+    }
+  }
+  for (std::uint64_t n = 1; n <= kMinGpuSearchLimit; ++n) {
+    for (auto& [t, r] : rows) {
+      if (n % t != 0) continue;
+      const std::uint64_t p = n / t;
+      if (p > layers) continue;
+      Evaluator e;
+      e.profile = group_rows(r, default_pp_split(layers, p));
+      e.budget = budget_for(usable_of(in.gpu, in.utilization), weights_total, n, reserved_bytes(m, in.reserved, t),
+                            in.offload_bytes);
+      e.prefix = in.shared_prefix_tokens;
+      e.block = in.block_tokens;
+      if (e.fits(in.context, in.concurrency)) return {n, t, p};
+    }
+  }
+  return {};
+}
+
+// Causal attention work: sum over query positions i in (from, to] of min(i, cap) keys.
+double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
+  auto upto = [cap](std::uint64_t n) {
+    const long double c = static_cast<long double>(std::min(n, cap));
+    const long double nn = static_cast<long double>(n);
+    return c * (c + 1) / 2 + (nn - c) * c;
+  };
+  return static_cast<double>(upto(to) - upto(from));
+}
+
+// 2 x active params x new tokens + attention scores and weighted sums, 2 x heads x
+// (qk_dim + v_dim) per attended (query, key) pair, on attention layers.
+double prefill_flops(const ModelSpec& m, std::uint64_t from, std::uint64_t to) {
+  double flops = 2.0 * static_cast<double>(m.params.active) * static_cast<double>(to - from);
+  const double heads = static_cast<double>(m.dims.num_attention_heads);
+  for (const auto& l : m.layers) {
+    double dims = 0;
+    std::uint64_t cap = kNoCap;
+    if (const auto* f = std::get_if<FullAttention>(&l.cache)) {
+      dims = static_cast<double>(f->k_head_dim + f->v_head_dim);
+    } else if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) {
+      dims = static_cast<double>(s->k_head_dim + s->v_head_dim);
+      cap = s->window;
+    } else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) {
+      dims = static_cast<double>(c->k_head_dim + c->v_head_dim);
+      cap = c->chunk;
+    } else if (std::holds_alternative<Mla>(l.cache)) {
+      dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
+    } else if (const auto* sh = std::get_if<SharedKv>(&l.cache)) {
+      (void)sh;
+      if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
+    }
+    if (dims > 0) flops += 2.0 * heads * dims * attended_pairs(from, to, cap);
+  }
+  return flops;
+}
+
+bool weights_are_fp8(const ModelSpec& m, const PlanInput& in) {
+  auto is_fp8 = [](Dtype d) { return d == Dtype::fp8_e4m3 || d == Dtype::fp8_e5m2; };
+  if (in.weight_dtype) return is_fp8(*in.weight_dtype);
+  return m.quantization && m.quantization->dtype && is_fp8(*m.quantization->dtype);
+}
+
+std::string gb(std::uint64_t b) { return format_gb(b); }
+
+}  // namespace
+
+std::uint64_t reserved_bytes(const ModelSpec& m, const ReservedMemory& r, std::uint64_t tp) {
+  if (r.override_bytes) return *r.override_bytes;
+  if (tp == 0) throw InputError::value("tensor parallel size (--tp)", "0", "a positive integer");
+  const std::uint64_t mlp = std::max(m.dims.intermediate_size, checked_mul(m.dims.experts_per_token, m.dims.moe_intermediate_size));
+  const std::uint64_t width = checked_add(checked_mul(4, m.dims.hidden_size), checked_mul(2, ceil_div(mlp, tp)));
+  return checked_add(r.runtime_bytes, checked_product({r.prefill_chunk_tokens, width, 2}, "reserved activation bytes"),
+                     "reserved bytes");
+}
+
+std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t pp) {
+  if (pp == 0) throw InputError::value("pipeline parallel size (--pp)", "0", "a positive integer");
+  std::vector<std::uint64_t> parts(pp, layers / pp);
+  const std::uint64_t rem = layers % pp;
+  for (std::uint64_t i = 2; i < rem + 2; ++i) parts[pp - i] += 1;
+  return parts;
+}
+
+EnginePreset engine_preset(std::string_view engine) {
+  if (engine.empty() || engine == "none") return {1, 0.9};
+  if (engine == "vllm") return {16, 0.9};
+  throw InputError::value("engine (--engine)", engine, "none or vllm (exact engine figures: kvplan engine)");
+}
+
+std::vector<Dtype> kv_dtype_ladder(const ModelSpec& m) {
+  std::vector<Dtype> ladder{m.dtype};
+  for (Dtype d : {Dtype::q8_0, Dtype::fp8_e4m3, Dtype::q4_0, Dtype::int4})
+    if (row_bytes(d, 1024) < row_bytes(ladder.back(), 1024)) ladder.push_back(d);
+  return ladder;
+}
+
+double weight_bytes_read(std::uint64_t active_bytes, std::uint64_t expert_bytes, std::uint64_t experts,
+                         std::uint64_t experts_per_token, std::uint64_t batch) {
+  if (experts == 0 || expert_bytes == 0 || experts_per_token >= experts) return static_cast<double>(active_bytes);
+  const double k_over_e = static_cast<double>(experts_per_token) / static_cast<double>(experts);
+  const double touched = 1.0 - std::pow(1.0 - k_over_e, static_cast<double>(batch));
+  const double base = static_cast<double>(active_bytes) - static_cast<double>(expert_bytes) * k_over_e;
+  return std::max(0.0, base) + static_cast<double>(expert_bytes) * touched;
+}
+
+CacheProfile cache_profile(const ModelSpec& m, const PlanInput& in) {
+  validate(m, in);
+  const Shape s = resolve_shape(m, in);
+  return group_rows(layer_rows(m, dtypes_of(m, in), s.tp), s.split);
+}
+
+Plan plan(const ModelSpec& m, const PlanInput& in) {
+  validate(m, in);
+  const Shape shape = resolve_shape(m, in);
+  Plan p;
+  p.model = m.name;
+  p.gpu = in.gpu.name;
+  p.gpus = shape.gpus;
+  p.tp = shape.tp;
+  p.pp = shape.pp;
+  p.dp = shape.dp;
+  p.pp_layers = shape.split;
+  p.context = in.context;
+  p.concurrency = in.concurrency;
+  p.shared_prefix_tokens = in.shared_prefix_tokens;
+  p.dtypes = dtypes_of(m, in);
+
+  const WeightsInfo w = weights_of(m, in);
+  p.weights_total_bytes = w.total;
+  if (w.total == 0) p.notes.push_back("weight bytes are 0 (no weight count for this model): memory is cache only");
+  if (!w.overridden && !w.scheme.empty()) p.notes.push_back("weights: " + w.scheme);
+
+  const Evaluator ev = make_evaluator(m, in, p.dtypes, shape.tp, shape.split, w.total, shape.dp);
+  const std::uint64_t replica_c = ceil_div(in.concurrency, shape.dp);
+  const std::vector<StageBytes> st = ev.at(in.context);
+
+  // The busiest stage decides what one GPU must hold.
+  std::uint64_t busiest = 0;
+  for (std::size_t i = 1; i < st.size(); ++i)
+    if (st[i].total(replica_c) > st[busiest].total(replica_c)) busiest = i;
+  p.busiest_stage = busiest;
+  const Budget& b = ev.budget;
+  p.per_gpu.memory_bytes = in.gpu.memory_bytes;
+  p.per_gpu.usable_bytes = b.usable;
+  p.per_gpu.weights_bytes = b.weights;
+  p.per_gpu.reserved_bytes = b.reserved;
+  p.per_gpu.state_bytes = mul(replica_c, st[busiest].state);
+  p.per_gpu.kv_bytes = st[busiest].kv(replica_c);
+  const std::uint64_t need = add(add(b.weights, b.reserved), st[busiest].total(replica_c));
+  if (need <= b.usable) {
+    p.per_gpu.free_bytes = b.usable - need;
+  } else {
+    const std::uint64_t over = need - b.usable;
+    const bool cache_only_over = !b.weights_short && st[busiest].total(replica_c) > 0;
+    if (cache_only_over && over <= in.offload_bytes) p.per_gpu.offloaded_bytes = over;
+    else p.per_gpu.shortfall_bytes = over - std::min(over, cache_only_over ? in.offload_bytes : 0);
+  }
+  p.fits = ev.fits(in.context, replica_c);
+
+  for (const auto& g : ev.profile.stages[busiest]) p.cache_bytes_per_token = add(p.cache_bytes_per_token, g.bytes_per_token);
+
+  // Capacity at this shape.
+  if (!b.weights_short) {
+    const std::uint64_t per_replica = max_sequences(st, b.cache);
+    p.max_concurrency = per_replica == kNoCap ? kNoCap : mul(per_replica, shape.dp);
+    std::uint64_t tokens = kNoCap;
+    const std::uint64_t fixed = add(b.weights, b.reserved);
+    const std::uint64_t cache_budget = b.usable - fixed + in.offload_bytes;
+    for (const auto& stage : ev.profile.stages) {
+      std::uint64_t row = 0;
+      for (const auto& g : stage) row = add(row, g.bytes_per_token);
+      if (row) tokens = std::min(tokens, cache_budget / row);
+    }
+    p.kv_capacity_tokens = tokens == kNoCap ? 0 : mul(tokens, shape.dp);
+    if (ev.fits(kContextSearchLimit, replica_c)) {
+      p.max_context_unbounded = true;
+      p.max_context = m.dims.max_position_embeddings;
+      p.notes.push_back("memory does not bound the context (no growing token cache): max_context is the model's "
+                        "max_position_embeddings");
+    } else if (ev.fits(1, replica_c)) {
+      std::uint64_t lo = 1, hi = kContextSearchLimit;  // fits(lo), !fits(hi)
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (ev.fits(mid, replica_c) ? lo : hi) = mid;
+      }
+      p.max_context = lo;
+    }
+  }
+
+  const MinGpus mg = search_min_gpus(m, in, p.dtypes, w.total);
+  p.min_gpus = mg.gpus;
+  p.min_gpus_tp = mg.tp;
+  p.min_gpus_pp = mg.pp;
+
+  // The least lossy KV dtype that makes this load fit on this shape.
+  for (Dtype d : kv_dtype_ladder(m)) {
+    PlanInput alt = in;
+    alt.k_dtype = alt.v_dtype = d;
+    const Evaluator e2 = make_evaluator(m, alt, dtypes_of(m, alt), shape.tp, shape.split, w.total, shape.dp);
+    if (e2.fits(in.context, replica_c)) {
+      p.kv_dtype_to_fit = d;
+      break;
+    }
+  }
+
+  // Seeds S12: the whole deployment's cache against whole devices.
+  Workload all;
+  all.tokens = in.context;
+  all.batch = in.concurrency;
+  all.k_dtype = p.dtypes.k;
+  all.v_dtype = p.dtypes.v;
+  all.state_dtype = in.state_dtype;
+  p.cache_total_bytes = total_cache_bytes(m, all);
+  p.cache_only_gpus_marketing = gpus_to_hold(p.cache_total_bytes, in.gpu, CapacityBasis::marketing);
+  p.cache_only_gpus_device = gpus_to_hold(p.cache_total_bytes, in.gpu, CapacityBasis::device);
+
+  // Roofline decode: every stage reads its weights once per step and each sequence's cache.
+  const double w_read = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica_c) /
+                        static_cast<double>(shape.tp);
+  p.weight_bytes_read_per_step = static_cast<std::uint64_t>(std::ceil(w_read / static_cast<double>(shape.pp)));
+  std::uint64_t kv_read = 0;
+  for (const auto& s : st) kv_read = add(kv_read, mul(replica_c, s.read_per_seq));
+  p.kv_bytes_read_per_step = kv_read;
+  const double bw = in.gpu.bandwidth_bytes_per_s;
+  double step = (w_read + static_cast<double>(kv_read)) / bw;
+  if (p.per_gpu.offloaded_bytes) {
+    step += static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
+    p.notes.push_back("offloaded cache is read over the host link every step (busiest stage's spill x pp stages)");
+  }
+  p.decode_step_seconds = step;
+  p.decode_tokens_per_second = 1.0 / step;
+  p.decode_tokens_per_second_aggregate = static_cast<double>(in.concurrency) / step;
+  // Cache reads outweigh weight reads once batch x context exceeds this many tokens.
+  const std::uint64_t per_token_all_stages = [&] {
+    std::uint64_t t = 0;
+    for (const auto& stage : ev.profile.stages)
+      for (const auto& g : stage) t = add(t, g.bytes_per_token);
+    return t;
+  }();
+  if (per_token_all_stages) p.crossover_tokens = w_read / static_cast<double>(per_token_all_stages);
+  std::uint64_t read_one = 0;
+  for (const auto& s : st) read_one = add(read_one, s.read_per_seq);
+  if (read_one) p.crossover_concurrency = static_cast<std::uint64_t>(std::ceil(w_read / static_cast<double>(read_one)));
+
+  // TTFT: one prompt's uncached tokens (the shared prefix is a cache hit), spread over tp GPUs;
+  // pipeline stages run one after another for a single prompt.
+  p.prefill_flops = prefill_flops(m, in.shared_prefix_tokens, in.context);
+  const bool fp8 = weights_are_fp8(m, in) && in.gpu.fp8_flops > 0;
+  const double peak = fp8 ? in.gpu.fp8_flops : in.gpu.bf16_flops;
+  if (peak > 0) p.ttft_seconds = p.prefill_flops / (static_cast<double>(shape.tp) * peak * in.prefill_efficiency);
+  if (m.params.active == 0) p.notes.push_back("active parameter count unknown: prefill FLOPs count attention only");
+  p.notes.push_back("TTFT assumes " + std::to_string(static_cast<int>(std::lround(in.prefill_efficiency * 100))) + "% of the " +
+                    (fp8 ? "FP8" : "BF16") + " dense peak; decode times are bandwidth rooflines with no overheads");
+  if (in.reserved.override_bytes) p.notes.push_back("reserved memory given: " + gb(b.reserved) + " per GPU");
+  else
+    p.notes.push_back("reserved memory estimated: " + format_gib(in.reserved.runtime_bytes) + " runtime + " +
+                      format_count(in.reserved.prefill_chunk_tokens) + "-token activations = " + gb(b.reserved) +
+                      " per GPU");
+  if (m.dims.max_position_embeddings && in.context > m.dims.max_position_embeddings)
+    p.notes.push_back("context " + format_count(in.context) + " exceeds the model's max_position_embeddings (" +
+                      format_count(m.dims.max_position_embeddings) + ")");
+
+  if (!p.fits) {
+    const std::string on = " on " + in.gpu.name;
+    if (b.weights_short) {
+      const std::uint64_t fixed = add(b.weights, b.reserved);
+      if (b.reserved >= b.usable) {
+        p.reason = "reserved memory alone needs " + gb(b.reserved) + " > " + gb(b.usable) + " usable" + on;
+      } else {
+        const std::uint64_t room = b.usable - b.reserved;
+        const std::uint64_t at_least = ceil_div(w.total, room);
+        p.reason = "weights alone need " + gb(b.weights) + (p.gpus > 1 ? " per GPU" : "") + " > " + gb(room) +
+                   " usable" + on + " (" + gb(fixed - b.weights) + " reserved)" + ": use at least " + num(at_least) +
+                   " GPUs";
+      }
+    } else {
+      p.reason = "the cache for " + format_count(in.concurrency) + " sequence" + (in.concurrency == 1 ? "" : "s") +
+                 " of " + format_count(in.context) + " tokens needs " + gb(st[busiest].total(replica_c)) +
+                 " per GPU but " + gb(b.cache) + " is free after weights and reserved memory" + on + ": at most " +
+                 format_count(p.max_concurrency) + " sequences fit at this context" +
+                 (p.max_context ? ", or " + format_count(p.max_context) + " tokens at this concurrency" : "");
+    }
+    if (p.min_gpus)
+      p.reason += "; it fits on " + num(p.min_gpus) + " GPUs (tp " + num(p.min_gpus_tp) + ", pp " + num(p.min_gpus_pp) + ")";
+    else
+      p.reason += "; no tp x pp split up to " + num(kMinGpuSearchLimit) + " GPUs fits";
+  }
+  return p;
+}
+
+SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std::uint64_t> contexts,
+                  std::span<const std::uint64_t> concurrency) {
+  validate(m, base);
+  const Shape shape = resolve_shape(m, base);
+  for (auto c : contexts)
+    if (c == 0) throw InputError::value("contexts (--contexts)", "0", "positive token counts");
+  for (auto c : concurrency)
+    if (c == 0) throw InputError::value("concurrency (--concurrency)", "0", "positive numbers of sequences");
+  const WeightsInfo w = weights_of(m, base);
+  const Evaluator ev = make_evaluator(m, base, dtypes_of(m, base), shape.tp, shape.split, w.total, shape.dp);
+  SweepResult r;
+  r.contexts.assign(contexts.begin(), contexts.end());
+  r.concurrency.assign(concurrency.begin(), concurrency.end());
+  r.weights_bytes = ev.budget.weights;
+  r.reserved_bytes = ev.budget.reserved;
+  r.usable_bytes = ev.budget.usable;
+  const std::size_t nc = concurrency.size();
+  const std::size_t cells = checked_mul(contexts.size(), nc, "sweep cells");
+  r.cache_bytes.resize(cells);
+  r.fits.resize(cells);
+  r.decode_step_seconds.resize(cells);
+
+  // Per column: replica sequences and the weights one step reads (MoE depends on the batch).
+  std::vector<std::uint64_t> replica(nc);
+  std::vector<double> w_time(nc);
+  const double bw = base.gpu.bandwidth_bytes_per_s;
+  for (std::size_t j = 0; j < nc; ++j) {
+    replica[j] = ceil_div(concurrency[j], shape.dp);
+    w_time[j] = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica[j]) /
+                static_cast<double>(shape.tp) / bw;
+  }
+  const bool weights_short = ev.budget.weights_short;
+  const std::uint64_t cache_budget = ev.budget.cache;
+  const std::size_t n_stages = ev.profile.stages.size();
+  std::vector<StageBytes> st(n_stages);
+  for (std::size_t i = 0; i < contexts.size(); ++i) {
+    std::uint64_t read_one = 0;
+    for (std::size_t s = 0; s < n_stages; ++s) {
+      st[s] = stage_bytes(ev.profile.stages[s], ev.profile.state_bytes[s], contexts[i], ev.prefix, ev.block);
+      read_one = add(read_one, st[s].read_per_seq);
+    }
+    const double read_time = static_cast<double>(read_one) / bw;
+    std::uint64_t* out = r.cache_bytes.data() + i * nc;
+    std::uint8_t* fit = r.fits.data() + i * nc;
+    double* step = r.decode_step_seconds.data() + i * nc;
+    if (n_stages == 1) {
+      const std::uint64_t shared = st[0].shared, per = st[0].per_seq;
+      for (std::size_t j = 0; j < nc; ++j) {
+        std::uint64_t v;
+        if (__builtin_mul_overflow(replica[j], per, &v) || __builtin_add_overflow(v, shared, &v))
+          throw OverflowError::in("sweep cache bytes");
+        out[j] = v;
+        fit[j] = !weights_short && v <= cache_budget;
+        step[j] = w_time[j] + static_cast<double>(replica[j]) * read_time;
+      }
+    } else {
+      for (std::size_t j = 0; j < nc; ++j) {
+        std::uint64_t worst = 0;
+        for (const auto& s : st) worst = std::max(worst, s.total(replica[j]));
+        out[j] = worst;
+        fit[j] = !weights_short && worst <= cache_budget;
+        step[j] = w_time[j] + static_cast<double>(replica[j]) * read_time;
+      }
+    }
+  }
+  return r;
+}
+
+CompareRow compare_row(const ModelSpec& m, std::uint64_t tokens, std::optional<Dtype> kv_dtype,
+                       std::optional<Dtype> weight_dtype) {
+  if (tokens == 0) throw InputError::value("tokens (--tokens)", "0", "a positive token count");
+  Workload wl;
+  wl.tokens = tokens;
+  wl.k_dtype = kv_dtype;
+  wl.v_dtype = kv_dtype;
+  const CacheSize cs = cache_size(m, wl);
+  CompareRow r;
+  r.model = m.name;
+  r.layers = m.layers.size();
+  std::map<std::string, std::uint64_t> kinds;
+  std::vector<std::string> order;
+  for (const auto& l : cs.layers) {
+    if (!kinds.count(l.kind)) order.push_back(l.kind);
+    kinds[l.kind] += 1;
+  }
+  for (const auto& k : order) r.kinds += (r.kinds.empty() ? "" : " + ") + num(kinds[k]) + " " + k;
+  r.bytes_per_token = cs.bytes_per_token;
+  r.tokens = tokens;
+  r.cache_bytes = cs.total_bytes;
+  r.weights_bytes = weight_bytes(m, weight_dtype).total;
+  r.share_of_weights = r.weights_bytes ? static_cast<double>(r.cache_bytes) / static_cast<double>(r.weights_bytes) : 0.0;
+  return r;
+}
+
+}  // namespace kvplan

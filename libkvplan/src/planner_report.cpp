@@ -1,0 +1,232 @@
+// JSON and text for plans, the GPU catalog, compare and sweep. Formatting only: every figure
+// printed here was computed by planner.cpp / hardware.cpp.
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "kvplan/checked.h"
+#include "kvplan/planner.h"
+#include "kvplan/units.h"
+
+namespace kvplan {
+
+namespace {
+
+using nlohmann::json;
+
+std::string pad(std::string s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Seconds as "12.3 ms" / "1.23 s".
+std::string seconds(double s) {
+  if (s <= 0) return "-";
+  if (s < 1e-3) return fixed(s * 1e6, 1) + " us";
+  if (s < 1) return fixed(s * 1e3, 2) + " ms";
+  return fixed(s, 2) + " s";
+}
+
+std::string rate(double bytes_per_s) { return fixed(bytes_per_s / 1e12, bytes_per_s < 1e12 ? 3 : 2) + " TB/s"; }
+std::string tflops(double f) { return f > 0 ? fixed(f / 1e12, 1) : std::string("-"); }
+
+json count_or_null(std::uint64_t v) { return v == 0 ? json(nullptr) : json(v); }
+
+constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
+std::string count_text(std::uint64_t v) { return v == kUnbounded ? "unbounded" : format_count(v); }
+
+}  // namespace
+
+json to_json(const Accelerator& a) {
+  return json{{"name", a.name},
+              {"aliases", a.aliases},
+              {"vendor", a.vendor},
+              {"memory_bytes", a.memory_bytes},
+              {"memory_basis", a.memory_basis},
+              {"memory_marketing", a.memory_marketing},
+              {"memory_marketing_bytes", a.memory_marketing_bytes},
+              {"bandwidth_bytes_per_s", a.bandwidth_bytes_per_s},
+              {"bf16_flops", a.bf16_flops},
+              {"fp8_flops", a.fp8_flops},
+              {"interconnect", a.interconnect},
+              {"interconnect_bytes_per_s", a.interconnect_bytes_per_s},
+              {"source", a.source}};
+}
+
+json to_json(const Plan& p) {
+  json j;
+  j["model"] = p.model;
+  j["gpu"] = p.gpu;
+  j["fits"] = p.fits;
+  j["gpus"] = p.gpus;
+  j["tp"] = p.tp;
+  j["pp"] = p.pp;
+  j["dp"] = p.dp;
+  j["pp_layers"] = p.pp_layers;
+  j["busiest_stage"] = p.busiest_stage;
+  j["context"] = p.context;
+  j["concurrency"] = p.concurrency;
+  j["shared_prefix_tokens"] = p.shared_prefix_tokens;
+  j["k_dtype"] = std::string(name(p.dtypes.k));
+  j["v_dtype"] = std::string(name(p.dtypes.v));
+  j["per_gpu"] = json{{"memory_bytes", p.per_gpu.memory_bytes},     {"usable_bytes", p.per_gpu.usable_bytes},
+                      {"weights_bytes", p.per_gpu.weights_bytes},   {"kv_bytes", p.per_gpu.kv_bytes},
+                      {"state_bytes", p.per_gpu.state_bytes},       {"reserved_bytes", p.per_gpu.reserved_bytes},
+                      {"free_bytes", p.per_gpu.free_bytes},         {"shortfall_bytes", p.per_gpu.shortfall_bytes},
+                      {"offloaded_bytes", p.per_gpu.offloaded_bytes}};
+  j["weights_total_bytes"] = p.weights_total_bytes;
+  j["cache_bytes_per_token"] = p.cache_bytes_per_token;
+  j["max_concurrency"] = p.max_concurrency;
+  j["max_context"] = p.max_context;
+  j["max_context_unbounded"] = p.max_context_unbounded;
+  j["kv_capacity_tokens"] = p.kv_capacity_tokens;
+  j["min_gpus"] = count_or_null(p.min_gpus);
+  j["min_gpus_tp"] = count_or_null(p.min_gpus_tp);
+  j["min_gpus_pp"] = count_or_null(p.min_gpus_pp);
+  j["kv_dtype_to_fit"] = p.kv_dtype_to_fit ? json(std::string(name(*p.kv_dtype_to_fit))) : json(nullptr);
+  j["cache_total_bytes"] = p.cache_total_bytes;
+  j["cache_only_gpus"] = p.cache_only_gpus_marketing;
+  j["cache_only_gpus_device"] = p.cache_only_gpus_device;
+  j["weight_bytes_read_per_step"] = p.weight_bytes_read_per_step;
+  j["kv_bytes_read_per_step"] = p.kv_bytes_read_per_step;
+  j["decode_step_seconds"] = p.decode_step_seconds;
+  j["decode_tokens_per_second"] = p.decode_tokens_per_second;
+  j["decode_tokens_per_second_aggregate"] = p.decode_tokens_per_second_aggregate;
+  j["prefill_flops"] = p.prefill_flops;
+  j["ttft_seconds"] = p.ttft_seconds;
+  j["crossover_tokens"] = p.crossover_tokens;
+  j["crossover_concurrency"] = p.crossover_concurrency;
+  j["reason"] = p.fits ? json(nullptr) : json(p.reason);
+  j["notes"] = p.notes;
+  return j;
+}
+
+std::string format_plan_text(const Plan& p) {
+  std::string o;
+  auto line = [&](const std::string& k, const std::string& v) { o += pad(k, 22) + v + "\n"; };
+  line("model", p.model);
+  line("deployment", std::to_string(p.gpus) + " x " + p.gpu + " (tp " + std::to_string(p.tp) + ", pp " +
+                         std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")");
+  if (p.pp > 1) {
+    std::string split;
+    for (auto n : p.pp_layers) split += (split.empty() ? "" : "/") + std::to_string(n);
+    line("pipeline layers", split + " (busiest stage " + std::to_string(p.busiest_stage) + ")");
+  }
+  line("load", format_count(p.concurrency) + " sequence" + (p.concurrency == 1 ? "" : "s") + " x " +
+                   format_count(p.context) + " tokens" +
+                   (p.shared_prefix_tokens ? " (" + format_count(p.shared_prefix_tokens) + " shared prefix)" : "") +
+                   ", KV " + std::string(name(p.dtypes.k)) +
+                   (p.dtypes.k == p.dtypes.v ? "" : "/" + std::string(name(p.dtypes.v))));
+  line("fits", p.fits ? "yes" : "NO");
+  if (!p.fits) line("reason", p.reason);
+  o += "per GPU\n";
+  const auto& g = p.per_gpu;
+  line("  memory", format_bytes(g.memory_bytes) + ", usable " + format_bytes(g.usable_bytes));
+  line("  weights", format_bytes(g.weights_bytes));
+  line("  reserved", format_bytes(g.reserved_bytes));
+  line("  kv cache", format_bytes(g.kv_bytes));
+  line("  state", format_bytes(g.state_bytes));
+  if (g.offloaded_bytes) line("  offloaded to host", format_bytes(g.offloaded_bytes));
+  if (g.shortfall_bytes) line("  short by", format_bytes(g.shortfall_bytes));
+  else line("  free", format_bytes(g.free_bytes));
+  o += "capacity\n";
+  line("  max concurrency", count_text(p.max_concurrency) + " sequences of " + format_count(p.context) + " tokens");
+  line("  max context", p.max_context_unbounded ? "not memory-bound (model max " + format_count(p.max_context) + ")"
+                                                : format_count(p.max_context) + " tokens at " +
+                                                      format_count(p.concurrency) + " sequences");
+  line("  kv capacity", format_count(p.kv_capacity_tokens) + " tokens (" + format_count(p.cache_bytes_per_token) +
+                            " B/token per GPU)");
+  line("  min GPUs", p.min_gpus ? std::to_string(p.min_gpus) + " (tp " + std::to_string(p.min_gpus_tp) + ", pp " +
+                                      std::to_string(p.min_gpus_pp) + ")"
+                                : std::string("none found"));
+  line("  KV dtype to fit", p.kv_dtype_to_fit ? std::string(name(*p.kv_dtype_to_fit)) : std::string("none"));
+  line("  cache alone", format_bytes(p.cache_total_bytes) + " = " + std::to_string(p.cache_only_gpus_marketing) + " x " +
+                            p.gpu + " at the datasheet figure, " + std::to_string(p.cache_only_gpus_device) +
+                            " at reported capacity");
+  o += "roofline\n";
+  line("  decode step", seconds(p.decode_step_seconds) + " (weights " + format_bytes(p.weight_bytes_read_per_step) +
+                            " + cache " + format_bytes(p.kv_bytes_read_per_step) + " read per GPU)");
+  line("  decode speed", fixed(p.decode_tokens_per_second, 1) + " tok/s per sequence, " +
+                             fixed(p.decode_tokens_per_second_aggregate, 1) + " tok/s total");
+  line("  cache > weights at", format_count(static_cast<std::uint64_t>(p.crossover_tokens + 0.999999)) +
+                                   " tokens in the batch (" + format_count(p.crossover_concurrency) + " sequences of " +
+                                   format_count(p.context) + ")");
+  line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
+  for (const auto& n : p.notes) o += "note: " + n + "\n";
+  return o;
+}
+
+std::string format_gpus_text(const std::vector<Accelerator>& gpus) {
+  std::string o = pad("name", 30) + pad("vendor", 8) + pad("memory (reported)", 26) + pad("marketing", 12) +
+                  pad("bandwidth", 12) + pad("BF16 TF", 9, true) + pad("FP8 TF", 9, true) + "  interconnect\n";
+  for (const auto& a : gpus) {
+    o += pad(a.name, 30) + pad(a.vendor, 8) + pad(format_count(a.memory_bytes) + " B", 26) + pad(a.memory_marketing, 12) +
+         pad(rate(a.bandwidth_bytes_per_s), 12) + pad(tflops(a.bf16_flops), 9, true) + pad(tflops(a.fp8_flops), 9, true) +
+         "  " + a.interconnect + (a.memory_basis.rfind("estimate", 0) == 0 ? "  [memory estimated]" : "") + "\n";
+  }
+  return o;
+}
+
+json to_json(const CompareRow& r) {
+  return json{{"model", r.model},
+              {"layers", r.layers},
+              {"kinds", r.kinds},
+              {"bytes_per_token", r.bytes_per_token},
+              {"tokens", r.tokens},
+              {"cache_bytes", r.cache_bytes},
+              {"weights_bytes", r.weights_bytes},
+              {"share_of_weights", r.weights_bytes ? json(r.share_of_weights) : json(nullptr)}};
+}
+
+std::string format_compare_text(const std::vector<CompareRow>& rows) {
+  std::string o = pad("model", 44) + pad("B/token", 12, true) + pad("cache", 24, true) + pad("weights", 12, true) +
+                  pad("cache/weights", 15, true) + "  layers\n";
+  for (const auto& r : rows) {
+    o += pad(r.model, 44) + pad(format_count(r.bytes_per_token), 12, true) + pad(format_bytes(r.cache_bytes), 24, true) +
+         pad(r.weights_bytes ? format_gb(r.weights_bytes) : std::string("-"), 12, true) +
+         pad(r.weights_bytes ? fixed(100.0 * r.share_of_weights, 1) + "%" : std::string("-"), 15, true) + "  " + r.kinds +
+         "\n";
+  }
+  if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens) + " tokens\n";
+  return o;
+}
+
+json to_json(const SweepResult& s) {
+  const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
+  json cells = json::array();
+  for (std::size_t i = 0; i < s.contexts.size(); ++i)
+    for (std::size_t j = 0; j < s.concurrency.size(); ++j) {
+      const std::size_t k = i * s.concurrency.size() + j;
+      cells.push_back(json{{"context", s.contexts[i]},
+                           {"concurrency", s.concurrency[j]},
+                           {"cache_bytes", s.cache_bytes[k]},
+                           {"memory_bytes", checked_add(fixed_bytes, s.cache_bytes[k])},
+                           {"fits", s.fits[k] != 0},
+                           {"decode_step_seconds", s.decode_step_seconds[k]}});
+    }
+  return json{{"contexts", s.contexts},         {"concurrency", s.concurrency},       {"weights_bytes", s.weights_bytes},
+              {"reserved_bytes", s.reserved_bytes}, {"usable_bytes", s.usable_bytes}, {"cells", cells}};
+}
+
+std::string format_sweep_csv(const SweepResult& s) {
+  const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
+  std::string o = "context,concurrency,cache_bytes,memory_bytes,fits,decode_step_seconds\n";
+  for (std::size_t i = 0; i < s.contexts.size(); ++i)
+    for (std::size_t j = 0; j < s.concurrency.size(); ++j) {
+      const std::size_t k = i * s.concurrency.size() + j;
+      char step[32];
+      std::snprintf(step, sizeof step, "%.6g", s.decode_step_seconds[k]);
+      o += std::to_string(s.contexts[i]) + "," + std::to_string(s.concurrency[j]) + "," + std::to_string(s.cache_bytes[k]) +
+           "," + std::to_string(checked_add(fixed_bytes, s.cache_bytes[k])) + "," + (s.fits[k] ? "1" : "0") +
+           "," + step + "\n";
+    }
+  return o;
+}
+
+}  // namespace kvplan
