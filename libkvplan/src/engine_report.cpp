@@ -192,8 +192,7 @@ std::string format_engine_text(const LlamaCppResult& r) {
   os << "llama.cpp: n_ctx " << r.n_ctx << ", " << r.n_seq_max << " sequence(s), " << r.n_stream << " stream(s) of "
      << r.cells << " cells" << (r.kv_unified ? " (unified)" : "") << "\n";
   if (r.swa_cells) os << "  SWA cache: " << r.swa_cells << " cells per stream\n";
-  os << "  KV: " << format_bytes(r.kv_bytes) << " (K " << format_mib(r.k_bytes) << " MiB, V " << format_mib(r.v_bytes)
-     << " MiB)";
+  os << "  KV: " << format_bytes(r.kv_bytes) << " (K " << format_mib(r.k_bytes) << ", V " << format_mib(r.v_bytes) << ")";
   if (r.state_bytes) os << "; recurrent state: " << format_bytes(r.state_bytes);
   os << "\n";
   return os.str() + lines(r.log_lines, r.notes);
