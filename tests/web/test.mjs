@@ -226,6 +226,31 @@ async function main() {
     check(n > 80 * 3, `compared ${n} numbers`);
   });
 
+  await test('Model: sliding-window, MLA and hybrid models equal the CLI layer by layer', async () => {
+    for (const id of ['google/gemma-3-1b-it', 'deepseek-ai/DeepSeek-V3', 'Qwen/Qwen3-Next-80B-A3B-Thinking', 'ai21labs/Jamba-v0.1']) {
+      await setField(page, 'model', 'model', id);
+      await setField(page, 'model', 'tokens', '32k');
+      await setField(page, 'model', 'batch', '4');
+      await setField(page, 'model', 'kv_dtype', 'auto');
+      const size = cliJson(['size', id, '--tokens', '32k', '--batch', '4']);
+      const inspect = cliJson(['inspect', id]);
+      const rows = cli(['inspect', id]).out.split('\n').filter((l) => /^\d+\s/.test(l)).map((l) => l.trim().split(/\s+/));
+      const nums = await shown(page, '#panel-model');
+      const perLayer = /^model\.layers\.(\d+)\.(bytes_per_token|state_bytes)$/;
+      const n = sameAsCli(nums, { 'size.': size, 'model.': inspect }, { skip: (p) => perLayer.test(p) });
+      for (const x of nums.filter((x) => perLayer.test(x.path))) {
+        const [, i, k] = x.path.match(perLayer);
+        const f = rows[Number(i)];
+        eq(x.value, f[f.length - (k === 'bytes_per_token' ? 2 : 1)].replace(/,/g, ''), `${id} ${x.path} (kvplan inspect table)`);
+      }
+      check(n > size.layers.length * 3, `${id}: compared ${n} numbers`);
+    }
+    await setField(page, 'model', 'model', LLAMA70);
+    await setField(page, 'model', 'tokens', '128k');
+    await setField(page, 'model', 'batch', '1');
+    await setField(page, 'model', 'kv_dtype', 'fp16');
+  });
+
   await test('Model: a pasted broken config shows the library\'s message, the same as the CLI\'s', async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvplan-web-'));
     for (const [broken, expect] of [

@@ -244,7 +244,7 @@ const RENDER = {
     summary(document.getElementById('fit-summary'), [
       ['deployment', num('gpus', p.gpus), ` x ${p.gpu}: tp `, num('tp', p.tp), ', pp ', num('pp', p.pp), ', dp ', num('dp', p.dp)],
       ['fits', num('fits', p.fits, 'text')],
-      ['memory per GPU', num('per_gpu.memory_bytes', g.memory_bytes, 'human'), ' usable ', num('per_gpu.usable_bytes', g.usable_bytes, 'human')],
+      ['memory per GPU', num('per_gpu.memory_bytes', g.memory_bytes, 'human'), ', usable ', num('per_gpu.usable_bytes', g.usable_bytes, 'human')],
       ['weights per GPU', num('per_gpu.weights_bytes', g.weights_bytes, 'human')],
       ['KV cache per GPU', num('per_gpu.kv_bytes', g.kv_bytes, 'human')],
       ['state per GPU', num('per_gpu.state_bytes', g.state_bytes, 'human')],
