@@ -31,8 +31,8 @@ if hasattr(_core, "_plan"):
 
     Model.weight_bytes = _model_weight_bytes
 if hasattr(_core, "_engine"):
-    from ._engines import engine, engine_text
-    __all__ += ["engine", "engine_text"]
+    from ._engines import engine, engine_options, engine_text
+    __all__ += ["engine", "engine_options", "engine_text"]
 if hasattr(_core, "_check"):
     from ._engines import check
     __all__ += ["check"]

@@ -24,3 +24,21 @@ def engine(engine, model, **options):
 def engine_text(engine, model, **options):
     """The text report (with the engine's log lines) for the same arguments as engine()."""
     return _core._engine(engine, _model(model), options, True)
+
+
+def check(command=None, *, file=None, deployment=None, gpu=None, gpus=None, model=None,
+          require_concurrency=None, require_context=None, format=None):
+    """Check a deployment the way ``kvplan check`` does: does the engine start on these GPUs, and
+    does it meet the requirements?
+
+    Give exactly one source: `command` (an engine launch command line as a string or an argv list:
+    "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768", llama-server, sglang, trtllm-serve),
+    `file` (a YAML-subset or JSON deployment file) or `deployment` (that file's text).
+    `gpu` / `gpus` override the deployment's; `model` overrides the model the command names.
+    Returns a Record (``kvplan check --format json``: passed, starts, gpus_needed, kv_cache_tokens,
+    max_concurrency, checks, reasons, log_lines ...), or the report as a string when `format` is
+    "text", "json", "github" or "junit". A failed check is a result (passed=False), not an error.
+    """
+    return _core._check(command=command, file=file, deployment=deployment, gpu=gpu, gpus=gpus, model=model,
+                        require_concurrency=require_concurrency, require_context=require_context,
+                        format=format)

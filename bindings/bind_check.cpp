@@ -1,0 +1,49 @@
+// kvplan.check: an engine launch command or a deployment file against a GPU, with a verdict.
+#include <pybind11/stl.h>
+
+#include "common.h"
+#include "kvplan/check.h"
+#include "kvplan/error.h"
+
+namespace pyb = pybind11;
+using namespace pybind11::literals;
+
+void bind_check(pyb::module_& m) {
+  using namespace kvplan;
+  using namespace kvplan::py;
+  m.def("_check", [](pyb::handle command, pyb::handle file, pyb::handle deployment, pyb::handle gpu,
+                     pyb::handle gpus, pyb::handle model, pyb::handle require_concurrency,
+                     pyb::handle require_context, pyb::handle format) -> pyb::object {
+    const int given = !command.is_none() + !file.is_none() + !deployment.is_none();
+    if (given != 1)
+      throw InputError::value("check", std::to_string(given) + " sources",
+                              "exactly one of command=, file= or deployment=");
+    Deployment d;
+    if (!command.is_none()) {
+      std::vector<std::string> argv;
+      if (pyb::isinstance<pyb::str>(command)) {
+        argv = split_command_line(command.cast<std::string>());
+      } else {
+        for (auto a : command) argv.push_back(str_arg(a, "command"));
+      }
+      d = parse_launch_command(argv);
+    } else if (!file.is_none()) {
+      pyb::object p = pyb::reinterpret_borrow<pyb::object>(file);
+      if (pyb::hasattr(p, "__fspath__")) p = p.attr("__fspath__")();
+      d = load_deployment_file(str_arg(p, "file"));
+    } else {
+      d = parse_deployment(str_arg(deployment, "deployment"), "<deployment>");
+    }
+    CheckOptions o;
+    o.gpu = str_arg(gpu, "gpu");
+    if (!gpus.is_none()) o.gpus = count_arg(gpus, "gpus", 1);
+    if (!model.is_none()) o.model = str_arg(model, "model");
+    o.require_concurrency = opt_tokens_arg(require_concurrency, "require_concurrency");
+    o.require_context = opt_tokens_arg(require_context, "require_context");
+    const CheckResult r = check_deployment(d, o);
+    if (!format.is_none()) return pyb::str(format_check(r, str_arg(format, "format")));
+    return to_python(to_json(r));
+  }, pyb::kw_only(), "command"_a = pyb::none(), "file"_a = pyb::none(), "deployment"_a = pyb::none(),
+     "gpu"_a = pyb::none(), "gpus"_a = pyb::none(), "model"_a = pyb::none(), "require_concurrency"_a = pyb::none(),
+     "require_context"_a = pyb::none(), "format"_a = pyb::none());
+}
