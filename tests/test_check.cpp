@@ -106,6 +106,15 @@ BOOST_AUTO_TEST_CASE(vllm_startup_failure_reports_fitting_length) {
   BOOST_TEST(r.reasons.at(0).find("estimated maximum model length is 16384") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(vllm_auto_fit_max_model_len) {
+  // --max-model-len -1 with 2 GiB: the largest length that fits is 2 GiB // 131,072 B = 16,384 tokens.
+  auto r = run("vllm serve meta-llama/Llama-3.1-8B --max-model-len -1 --kv-cache-memory 2GiB");
+  BOOST_TEST(r.starts);
+  BOOST_TEST(r.context == 16384u);
+  BOOST_TEST(r.log_lines.at(0) == "Auto-fit max_model_len: reduced from 131072 to 16384");
+  BOOST_TEST(r.max_concurrency == 1.0);  // 2 GiB // 65,536 // 32 = 1,024 blocks; 16,384 / 16 = 1,024 per request
+}
+
 BOOST_AUTO_TEST_CASE(vllm_gpu_count_and_weights) {
   auto ok = run("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --max-model-len 32768", "H100", 4);
   BOOST_TEST(ok.passed);

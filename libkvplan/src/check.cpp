@@ -615,7 +615,8 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       dp = positive_flag(f, "--data-parallel-size", 1);
       v.tensor_parallel_size = tp;
       v.pipeline_parallel_size = pp;
-      v.max_model_len = flag_uint(f, "--max-model-len", 0);
+      const bool auto_fit = f.has("--max-model-len") && (f.get("--max-model-len") == "-1" || f.get("--max-model-len") == "auto");
+      v.max_model_len = auto_fit ? 0 : flag_uint(f, "--max-model-len", 0);
       if (f.has("--block-size")) v.block_size = positive_flag(f, "--block-size", 16);
       if (f.has("--kv-cache-dtype")) v.kv_cache_dtype = f.get("--kv-cache-dtype");
       v.max_num_batched_tokens = positive_flag(f, "--max-num-batched-tokens", 8192);
@@ -638,6 +639,14 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                           format_gib(v.activation_peak_bytes) + ", non-torch " + format_gib(v.non_torch_bytes) +
                           ", CUDA graphs " + format_gib(v.cudagraph_bytes) + " (vLLM measures these at start-up)");
       VllmResult e = vllm_profile(m, v);
+      if (auto_fit && !e.starts && e.max_fitting_len > 0) {
+        // --max-model-len -1: vLLM searches the largest length that fits and starts with it.
+        const std::uint64_t from = e.max_model_len;
+        v.max_model_len = e.max_fitting_len;
+        e = vllm_profile(m, v);
+        e.log_lines.insert(e.log_lines.begin(), "Auto-fit max_model_len: reduced from " + std::to_string(from) + " to " +
+                                                    std::to_string(v.max_model_len));
+      }
       r.starts = e.starts;
       r.kv_budget_bytes = e.available_kv_bytes;
       r.kv_cache_tokens = e.kv_cache_tokens;
