@@ -1,0 +1,47 @@
+#include <iostream>
+
+#include "plan_options.h"
+
+namespace kvplan::cli {
+
+namespace {
+struct PlanCliOptions {
+  PlanOptions plan;
+  std::string context = "4096";
+  std::string concurrency = "1";
+  bool json = false;
+  bool require_fit = false;
+};
+}  // namespace
+
+static void register_plan(CLI::App& app, Runner& run) {
+  auto opt = std::make_shared<PlanCliOptions>();
+  auto* cmd = app.add_subcommand("plan", "what fits on which GPUs, capacity, min GPUs and roofline decode speed");
+  opt->plan.add(*cmd);
+  cmd->add_option("--context,-n", opt->context, "tokens per sequence (4096, 32k, 128k)")->capture_default_str();
+  cmd->add_option("--concurrency,-c", opt->concurrency, "concurrent sequences")->capture_default_str();
+  cmd->add_flag("--json", opt->json, "print one JSON object");
+  cmd->add_flag("--require-fit", opt->require_fit, "exit 1 when the plan does not fit");
+  cmd->callback([&run, opt] {
+    run = [opt] {
+      PlanInput in = opt->plan.input();
+      in.context = parse_tokens(opt->context, "--context");
+      in.concurrency = parse_tokens(opt->concurrency, "--concurrency");
+      const ModelSpec m = opt->plan.model.load();
+      const Plan p = plan(m, in);
+      if (opt->json) {
+        auto j = to_json(p);
+        j["assumptions"] = m.assumptions;
+        print_json(j);
+      } else {
+        std::cout << format_plan_text(p);
+        for (const auto& a : m.assumptions) std::cout << "assumption: " << a << "\n";
+      }
+      return opt->require_fit && !p.fits ? kExitCheckFailed : 0;
+    };
+  });
+}
+
+KVPLAN_VERB(40, register_plan);
+
+}  // namespace kvplan::cli

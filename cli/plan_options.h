@@ -1,0 +1,128 @@
+#pragma once
+// Options shared by `kvplan plan` and `kvplan sweep`: device, parallelism, dtypes, memory
+// budget. Parsing only; the planner does the work.
+#include <fstream>
+#include <sstream>
+
+#include "common.h"
+#include "kvplan/planner.h"
+
+namespace kvplan::cli {
+
+struct PlanOptions {
+  ModelOptions model;
+  DtypeOptions dtypes;
+  std::string gpu, gpu_file, gpu_memory;
+  double gpu_bandwidth = 0, gpu_flops = 0;
+  std::optional<std::uint64_t> gpus, tp;
+  std::uint64_t pp = 1, dp = 1;
+  std::vector<std::uint64_t> pp_layers;
+  std::string shared_prefix = "0";
+  std::string weight_dtype = "auto";
+  std::string weights;  // total weight bytes override
+  std::optional<double> utilization;
+  std::string reserved, runtime_overhead;
+  std::string prefill_chunk;
+  std::optional<std::uint64_t> block_tokens;
+  std::string engine = "none";
+  std::string offload;
+  double offload_bandwidth = 0;
+  double prefill_efficiency = 0.5;
+
+  void add(CLI::App& cmd) {
+    model.add(cmd);
+    cmd.add_option("--gpu", gpu, "accelerator name (kvplan gpus), e.g. H100, MI300X");
+    cmd.add_option("--gpu-file", gpu_file, "a custom accelerator: JSON object with the catalog's keys");
+    cmd.add_option("--gpu-memory", gpu_memory, "device memory (overrides the catalog; with no --gpu, a custom device)");
+    cmd.add_option("--gpu-bandwidth", gpu_bandwidth, "memory bandwidth in bytes/s (e.g. 3.35e12)");
+    cmd.add_option("--gpu-flops", gpu_flops, "dense BF16 peak FLOP/s for TTFT (e.g. 989e12)");
+    cmd.add_option("--gpus", gpus, "GPU count = tp x pp x dp (default: tp x pp x dp)");
+    cmd.add_option("--tp", tp, "tensor-parallel degree (default: gpus / (pp x dp), else 1)");
+    cmd.add_option("--pp", pp, "pipeline-parallel degree")->capture_default_str();
+    cmd.add_option("--pp-layers", pp_layers, "layers per pipeline stage, e.g. 21,20,20,19 (default: vLLM's split)")
+        ->delimiter(',');
+    cmd.add_option("--dp", dp, "data-parallel replicas (concurrency is spread over them)")->capture_default_str();
+    dtypes.add(cmd);
+    cmd.add_option("--weight-dtype", weight_dtype, "store weights in this dtype (auto = the checkpoint's format)")
+        ->capture_default_str();
+    cmd.add_option("--weights", weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");
+    cmd.add_option("--utilization", utilization, "fraction of device memory the engine may use (default 0.9)");
+    cmd.add_option("--reserved", reserved, "reserved memory per GPU for activations/CUDA graphs/runtime (replaces the estimate)");
+    cmd.add_option("--runtime-overhead", runtime_overhead, "runtime part of the reserved estimate (default 1GiB)");
+    cmd.add_option("--prefill-chunk", prefill_chunk, "tokens per forward pass in the activation estimate (default 8192)");
+    cmd.add_option("--block-tokens", block_tokens, "paging block: per-sequence tokens round up to it (default 1; vllm 16)");
+    cmd.add_option("--engine", engine, "defaults of an engine: none or vllm")->capture_default_str();
+    cmd.add_option("--shared-prefix", shared_prefix, "tokens of a common prefix stored once (prefix caching)")
+        ->capture_default_str();
+    cmd.add_option("--offload", offload, "host memory per GPU the cache may spill into (e.g. 256GB)");
+    cmd.add_option("--offload-bandwidth", offload_bandwidth, "host<->GPU bytes/s for the spilled cache (e.g. 64e9)");
+    cmd.add_option("--prefill-efficiency", prefill_efficiency, "fraction of peak FLOPs prefill reaches (TTFT)")
+        ->capture_default_str();
+  }
+
+  Accelerator device() const {
+    Accelerator a;
+    if (!gpu_file.empty()) {
+      std::ifstream in(gpu_file);
+      if (!in) throw InputError::value("--gpu-file", gpu_file, "a readable JSON file");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      a = accelerator_from_json(ss.str(), gpu_file);
+    } else if (!gpu.empty()) {
+      a = find_accelerator(gpu);
+    } else if (!gpu_memory.empty()) {
+      a.name = "custom";
+      a.memory_basis = "given by --gpu-memory";
+    } else {
+      throw InputError::value("--gpu", "nothing", "an accelerator name (kvplan gpus), --gpu-file or --gpu-memory");
+    }
+    if (!gpu_memory.empty()) {
+      a.memory_bytes = parse_bytes(gpu_memory, "--gpu-memory");
+      a.memory_basis = "given by --gpu-memory";
+      a.memory_marketing_bytes = a.memory_bytes;
+      a.memory_marketing = format_gb(a.memory_bytes, 0);
+    }
+    if (gpu_bandwidth != 0) a.bandwidth_bytes_per_s = gpu_bandwidth;
+    if (gpu_flops != 0) a.bf16_flops = gpu_flops;
+    return a;
+  }
+
+  // The planner input; context/concurrency are set by the verb.
+  PlanInput input() const {
+    PlanInput in;
+    in.gpu = device();
+    const EnginePreset preset = engine_preset(engine);
+    in.gpus = gpus;
+    in.tp = tp;
+    in.pp = pp;
+    in.pp_layers = pp_layers;
+    in.dp = dp;
+    Workload w;
+    dtypes.apply(w);
+    in.k_dtype = w.k_dtype;
+    in.v_dtype = w.v_dtype;
+    in.state_dtype = w.state_dtype;
+    in.weight_dtype = parse_dtype_or_auto(weight_dtype, "--weight-dtype");
+    if (!weights.empty()) in.weight_bytes = parse_bytes(weights, "--weights");
+    in.utilization = utilization.value_or(preset.utilization);
+    in.block_tokens = block_tokens.value_or(preset.block_tokens);
+    if (!reserved.empty()) in.reserved.override_bytes = parse_bytes(reserved, "--reserved");
+    if (!runtime_overhead.empty()) in.reserved.runtime_bytes = parse_bytes(runtime_overhead, "--runtime-overhead");
+    if (!prefill_chunk.empty()) in.reserved.prefill_chunk_tokens = parse_tokens(prefill_chunk, "--prefill-chunk");
+    in.shared_prefix_tokens = parse_tokens(shared_prefix, "--shared-prefix");
+    if (!offload.empty()) in.offload_bytes = parse_bytes(offload, "--offload");
+    in.offload_bytes_per_s = offload_bandwidth;
+    in.prefill_efficiency = prefill_efficiency;
+    return in;
+  }
+};
+
+// "4096,32k,128k" -> token counts.
+inline std::vector<std::uint64_t> parse_token_list(const std::vector<std::string>& items, const char* flag) {
+  std::vector<std::uint64_t> out;
+  for (const auto& s : items) out.push_back(parse_tokens(s, flag));
+  if (out.empty()) throw InputError::value(flag, "nothing", "a comma-separated list such as 4096,32k,128k");
+  return out;
+}
+
+}  // namespace kvplan::cli

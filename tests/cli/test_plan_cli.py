@@ -1,0 +1,187 @@
+"""CLI contract for kvplan plan / gpus / compare / sweep.
+
+Run as: /usr/bin/python3 test_plan_cli.py <path-to-kvplan>. Expected values are derived by hand
+(layers x heads x dims x bytes, the seeds' figures), never copied from kvplan's output.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+KVPLAN = sys.argv[1] if len(sys.argv) > 1 else "build/bin/kvplan"
+SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+H100 = 81559 * 2**20  # nvidia-smi 81,559 MiB
+passed = failed = 0
+
+
+def run(*args):
+    return subprocess.run([KVPLAN, *args], capture_output=True, text=True)
+
+
+def js(*args):
+    r = run(*args, "--json")
+    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+    return json.loads(r.stdout)  # exactly one JSON object on stdout
+
+
+def check(name, fn):
+    global passed, failed
+    try:
+        fn()
+        passed += 1
+    except Exception as e:  # noqa: BLE001 - report every failure and go on
+        failed += 1
+        print(f"FAIL {name}: {type(e).__name__}: {e}")
+
+
+def close(a, b, rel=1e-9):
+    assert math.isclose(a, b, rel_tol=rel), f"{a} != {b}"
+
+
+def s4():
+    j = js("plan", "meta-llama/Llama-3.1-70B", "--gpu", "H100", "--context", "128k")
+    assert j["per_gpu"]["kv_bytes"] == 2 * 80 * 8 * 128 * 2 * 131072  # 43 GB
+    assert round(j["per_gpu"]["kv_bytes"] / 1e9) == 43
+    assert round(j["per_gpu"]["weights_bytes"] / 1e9) == 141
+    assert j["fits"] is False
+    assert "weights alone need 141.11 GB" in j["reason"] and "use at least 2" in j["reason"], j["reason"]
+    assert j["per_gpu"]["memory_bytes"] == H100
+
+
+def s5():
+    with open(os.path.join(SRC, "model_configs", "meta-llama__Llama-3.1-70B.json")) as f:
+        cfg = json.load(f)
+    cfg["num_key_value_heads"] = 64
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(cfg, f)
+    try:
+        j = js("plan", f.name, "--gpu", "H100", "--context", "128k")
+        assert j["cache_total_bytes"] == 2 * 80 * 64 * 128 * 2 * 131072  # 344 GB
+        assert round(j["cache_total_bytes"] / 1e9) == 344
+    finally:
+        os.unlink(f.name)
+
+
+def s11():
+    per_token = 32 * 2 * 8 * 128 * 2
+    j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weights", "16GB", "--reserved", "0",
+           "--context", "4096", "--concurrency", "30")
+    close(j["decode_step_seconds"], (16e9 + 30 * 4096 * per_token) / 3.35e12)
+    close(j["crossover_tokens"], 16e9 / per_token)
+    assert j["crossover_concurrency"] == 30  # 29 x 4096 x 128 KiB < 16 GB < 30 x ...
+    assert j["kv_bytes_read_per_step"] > j["weight_bytes_read_per_step"]
+    close(j["decode_tokens_per_second"], 1 / j["decode_step_seconds"])
+
+
+def s12():
+    j = js("plan", "meta-llama/Llama-3.1-70B", "--gpu", "H100", "--context", "128k", "--concurrency", "15")
+    cache = 15 * 2 * 80 * 8 * 128 * 2 * 131072
+    assert j["cache_total_bytes"] == cache
+    assert j["cache_only_gpus"] == math.ceil(cache / 80e9) == 9
+    assert j["cache_only_gpus_device"] == math.ceil(cache / H100) == 8
+
+
+def s14():
+    for tp in ("8", "16"):
+        j = js("plan", "meta-llama/Llama-3.1-70B", "--gpu", "H100", "--tp", tp)
+        assert j["cache_bytes_per_token"] == 2 * 80 * 1 * 128 * 2, tp
+    j = js("plan", "deepseek-ai/DeepSeek-V3", "--gpu", "H200", "--tp", "8", "--context", "4096")
+    assert j["cache_bytes_per_token"] == 61 * 576 * 2 == 70272
+    assert j["per_gpu"]["kv_bytes"] == 70272 * 4096
+
+
+def fits_and_capacity():
+    j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weights", "16GB", "--reserved", "0",
+           "--context", "4096", "--concurrency", "8")
+    budget = H100 * 9 // 10 - 16 * 10**9
+    assert j["fits"] is True and j["reason"] is None
+    assert j["max_concurrency"] == budget // (131072 * 4096) == 113
+    assert j["max_context"] == budget // (131072 * 8)
+    assert j["per_gpu"]["free_bytes"] == budget - 8 * 4096 * 131072
+    for k in ("memory_bytes", "weights_bytes", "kv_bytes", "state_bytes", "reserved_bytes", "free_bytes"):
+        assert isinstance(j["per_gpu"][k], int), k
+    for k in ("fits", "gpus", "tp", "pp", "context", "concurrency", "max_concurrency", "max_context",
+              "kv_capacity_tokens", "min_gpus", "decode_step_seconds", "decode_tokens_per_second", "reason"):
+        assert k in j, k
+
+
+def require_fit_exit_code():
+    r = run("plan", "meta-llama/Llama-3.1-70B", "--gpu", "H100", "--require-fit")
+    assert r.returncode == 1, r.returncode
+    r = run("plan", "meta-llama/Llama-3.1-70B", "--gpu", "H100")
+    assert r.returncode == 0 and "NO" in r.stdout
+
+
+def bad_input(args, fragments):
+    def t():
+        r = run(*args)
+        assert r.returncode == 2, f"exit {r.returncode}"
+        assert r.stdout == "", r.stdout
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, r.stderr
+        for f in fragments:
+            assert f in lines[0], (f, lines[0])
+    return t
+
+
+def gpus():
+    j = js("gpus")
+    names = {g["name"]: g for g in j["gpus"]}
+    assert len(names) >= 25
+    assert names["H100-SXM-80GB"]["memory_bytes"] == H100
+    assert names["H100-SXM-80GB"]["memory_marketing_bytes"] == 80 * 10**9
+    for n in ("H200-141GB", "A100-80GB", "MI300X-192GB"):
+        assert n in names, n
+    assert js("gpus", "mi300x")["name"] == "MI300X-192GB"
+    r = run("gpus", "h100")
+    assert r.returncode == 0 and "H100-SXM-80GB" in r.stdout
+
+
+def compare():
+    j = js("compare", "meta-llama/Llama-3.1-70B", "deepseek-ai/DeepSeek-V3", "--tokens", "128k")
+    rows = {r["model"]: r for r in j["models"]}
+    assert rows["meta-llama/Llama-3.1-70B"]["bytes_per_token"] == 327680
+    assert rows["meta-llama/Llama-3.1-70B"]["cache_bytes"] == 327680 * 131072
+    assert rows["deepseek-ai/DeepSeek-V3"]["bytes_per_token"] == 70272
+    assert rows["deepseek-ai/DeepSeek-V3"]["cache_bytes"] == 70272 * 131072
+    share = rows["meta-llama/Llama-3.1-70B"]["share_of_weights"]
+    close(share, 327680 * 131072 / rows["meta-llama/Llama-3.1-70B"]["weights_bytes"])
+    r = run("compare", "--bundled", "--tokens", "4096")
+    assert r.returncode == 0 and r.stdout.count("\n") >= 10
+
+
+def sweep():
+    r = run("sweep", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--contexts", "4096,8k", "--concurrency", "1,2,3", "--csv")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].split(",")[:3] == ["context", "concurrency", "cache_bytes"]
+    assert len(lines) == 1 + 2 * 3
+    cells = {(int(l.split(",")[0]), int(l.split(",")[1])): int(l.split(",")[2]) for l in lines[1:]}
+    assert cells[(8192, 2)] == 2 * 8192 * 131072
+    assert cells[(4096, 3)] == 3 * 4096 * 131072
+    j = js("sweep", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--contexts", "1k,2k", "--concurrency", "4")
+    assert [c["cache_bytes"] for c in j["cells"]] == [4 * 1024 * 131072, 4 * 2048 * 131072]
+    assert run("sweep", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--csv", "--json").returncode == 2
+
+
+check("S4 Llama 70B 128k / 141 GB weights", s4)
+check("S5 Llama 70B without GQA", s5)
+check("S11 roofline crossover", s11)
+check("S12 GPUs the cache alone takes", s12)
+check("S14 TP split and MLA replication", s14)
+check("capacity and JSON keys", fits_and_capacity)
+check("--require-fit exit code", require_fit_exit_code)
+check("tp not dividing heads", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--tp", "3"], ["--tp", "32 attention heads"]))
+check("zero GPUs", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--gpus", "0"], ["--gpus", "\"0\""]))
+check("utilization > 1", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--utilization", "1.5"], ["--utilization", "(0, 1]"]))
+check("unknown GPU", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H1OO"], ["unknown GPU", "did you mean", "H100-SXM-80GB"]))
+check("no GPU", bad_input(["plan", "meta-llama/Llama-3.1-8B"], ["--gpu"]))
+check("bad context", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--context", "lots"], ["--context"]))
+check("unknown gpus name", bad_input(["gpus", "nope-9000"], ["unknown GPU"]))
+check("gpus", gpus)
+check("compare", compare)
+check("sweep", sweep)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
