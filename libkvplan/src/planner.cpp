@@ -627,6 +627,7 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
     w_time[j] = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica[j]) /
                 static_cast<double>(shape.tp) / bw;
   }
+  const std::uint64_t max_replica = nc ? *std::max_element(replica.begin(), replica.end()) : 0;
   const bool weights_short = ev.budget.weights_short;
   const std::uint64_t cache_budget = ev.budget.cache;
   const std::size_t n_stages = ev.profile.stages.size();
@@ -642,13 +643,18 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
     std::uint8_t* fit = r.fits.data() + i * nc;
     double* step = r.decode_step_seconds.data() + i * nc;
     if (n_stages == 1) {
+      // Checked once per row: shared + C x per grows with C, so if the largest C does not
+      // overflow no cell in the row does, and the inner loop is plain (vectorisable) arithmetic.
       const std::uint64_t shared = st[0].shared, per = st[0].per_seq;
+      std::uint64_t top;
+      if (__builtin_mul_overflow(max_replica, per, &top) || __builtin_add_overflow(top, shared, &top))
+        throw OverflowError::in("sweep cache bytes");
+      const std::uint64_t limit = weights_short ? 0 : cache_budget;
+      const bool none_fit = weights_short;
       for (std::size_t j = 0; j < nc; ++j) {
-        std::uint64_t v;
-        if (__builtin_mul_overflow(replica[j], per, &v) || __builtin_add_overflow(v, shared, &v))
-          throw OverflowError::in("sweep cache bytes");
+        const std::uint64_t v = replica[j] * per + shared;
         out[j] = v;
-        fit[j] = !weights_short && v <= cache_budget;
+        fit[j] = static_cast<std::uint8_t>(!none_fit & (v <= limit));
         step[j] = w_time[j] + static_cast<double>(replica[j]) * read_time;
       }
     } else {
