@@ -446,6 +446,14 @@ BOOST_AUTO_TEST_CASE(sweep_cells_equal_plans) {
   BOOST_TEST(s.cache_bytes[3 * 4 + 3] == row * (512 + 32 * (131072 - 512)));
 }
 
+BOOST_AUTO_TEST_CASE(absurd_grids_overflow_instead_of_wrapping) {
+  // 2^40 tokens x 2^40 sequences x 131,072 B is far beyond 64 bits: an error, never a wrapped number.
+  const auto& m = model("meta-llama/Llama-3.1-8B");
+  const std::vector<std::uint64_t> contexts{1ull << 40}, conc{1, 1ull << 40};
+  BOOST_CHECK_THROW(sweep(m, h100(4096, 1), contexts, conc), OverflowError);
+  BOOST_CHECK_THROW(plan(m, h100(1ull << 40, 1ull << 40)), OverflowError);
+}
+
 BOOST_AUTO_TEST_CASE(planner_memory_matches_cache_size_for_every_bundled_model) {
   // The planner's compressed profile must agree with the per-layer sizer everywhere.
   for (const auto& b : bundled_models()) {
