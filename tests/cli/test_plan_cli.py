@@ -166,6 +166,25 @@ def sweep():
     assert run("sweep", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--csv", "--json").returncode == 2
 
 
+def custom_device():
+    j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu-memory", "48GB", "--gpu-bandwidth", "1e12", "--weights", "16GB",
+           "--reserved", "0", "--utilization", "1", "--context", "4096", "--concurrency", "2")
+    assert j["gpu"] == "custom" and j["per_gpu"]["memory_bytes"] == 48 * 10**9
+    assert j["per_gpu"]["free_bytes"] == 48 * 10**9 - 16 * 10**9 - 2 * 4096 * 131072
+    close(j["decode_step_seconds"], (16e9 + 2 * 4096 * 131072) / 1e12)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"name": "Card", "memory_bytes": "24GiB", "bandwidth_bytes_per_s": 5e11}, f)
+    try:
+        j = js("plan", "meta-llama/Llama-3.2-1B-Instruct", "--gpu-file", f.name)
+        assert j["gpu"] == "Card" and j["per_gpu"]["memory_bytes"] == 24 * 2**30
+        with open(f.name, "w") as g:
+            g.write('{"name": "Card", "memory_bytes": 5}')
+        r = run("plan", "meta-llama/Llama-3.2-1B-Instruct", "--gpu-file", f.name)
+        assert r.returncode == 2 and "bandwidth_bytes_per_s" in r.stderr and f.name in r.stderr, r.stderr
+    finally:
+        os.unlink(f.name)
+
+
 check("S4 Llama 70B 128k / 141 GB weights", s4)
 check("S5 Llama 70B without GQA", s5)
 check("S11 roofline crossover", s11)
@@ -181,6 +200,7 @@ check("no GPU", bad_input(["plan", "meta-llama/Llama-3.1-8B"], ["--gpu"]))
 check("bad context", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--context", "lots"], ["--context"]))
 check("unknown gpus name", bad_input(["gpus", "nope-9000"], ["unknown GPU"]))
 check("gpus", gpus)
+check("custom devices", custom_device)
 check("compare", compare)
 check("sweep", sweep)
 print(f"{passed} passed, {failed} failed")
