@@ -32,11 +32,9 @@ struct Rng {
 // Weights [out, in], row-major like PyTorch's nn.Linear, uniform with unit output variance.
 Mat random_weight(Rng& rng, std::uint64_t out, std::uint64_t in, float gain = 1.0f);
 
-inline Mat linear(const Mat& X, const Mat& W) {
-  Mat Y(X.rows(), W.rows());
-  Y.noalias() = X * W.transpose();
-  return Y;
-}
+// Y = X W^T. Eigen's GEMM threads the matrix-matrix case; a few rows (decode) are a GEMV,
+// which Eigen runs on one thread, so its rows of W are split across the threads here.
+Mat linear(const Mat& X, const Mat& W);
 
 // RMSNorm (weight 1) of each row, in groups of `group` columns (per head); group 0 = whole row.
 void rmsnorm_inplace(Mat& X, Eigen::Index group = 0, Eigen::Index col0 = 0, Eigen::Index cols = -1);

@@ -6,6 +6,22 @@
 
 namespace kvplan::runtime::detail {
 
+Mat linear(const Mat& X, const Mat& W) {
+  Mat Y(X.rows(), W.rows());
+  const int threads = Eigen::nbThreads();
+  if (threads > 1 && X.rows() <= 4 && W.rows() >= 1024) {
+    const Eigen::Index n = W.rows(), per = (n + threads - 1) / threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      const Eigen::Index r0 = std::min<Eigen::Index>(n, t * per), r1 = std::min<Eigen::Index>(n, r0 + per);
+      if (r1 > r0) Y.middleCols(r0, r1 - r0).noalias() = X * W.middleRows(r0, r1 - r0).transpose();
+    }
+    return Y;
+  }
+  Y.noalias() = X * W.transpose();
+  return Y;
+}
+
 Mat random_weight(Rng& rng, std::uint64_t out, std::uint64_t in, float gain) {
   Mat W(static_cast<Eigen::Index>(out), static_cast<Eigen::Index>(in));
   const float a = gain * std::sqrt(3.0f / static_cast<float>(std::max<std::uint64_t>(in, 1)));
