@@ -42,6 +42,9 @@ std::vector<Verb>& verbs() {
   return v;
 }
 
-void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+void print_json(const nlohmann::json& j) {
+  // Names and paths come from the user and may not be valid UTF-8: replace, never throw.
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 }  // namespace kvplan::cli

@@ -1,6 +1,7 @@
 // kvplan check: launch-command / deployment-file parsing, the memory each engine budgets on the
 // named GPU, and the verdict. The engine math lives in engine_*.cpp; this file only maps flags
 // onto the engines' options structs and compares the results with the requirements.
+#include "config_view.h"
 #include "kvplan/check.h"
 
 #include <algorithm>
@@ -269,13 +270,13 @@ std::string scalar_string(const nlohmann::json& v) {
     os << v.get<double>();
     return os.str();
   }
-  return v.dump();
+  return detail::describe_json(v);
 }
 
 std::uint64_t positive(const nlohmann::json& v, std::string_view source, std::string_view key) {
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return v.get<std::uint64_t>();
   if (v.is_string()) return parse_tokens(v.get<std::string>(), std::string(source) + " (" + std::string(key) + ")");
-  throw ConfigError::field(source, key, "a positive integer", v.dump(), "deployment");
+  throw ConfigError::field(source, key, "a positive integer", detail::describe_json(v), "deployment");
 }
 
 }  // namespace
@@ -303,11 +304,11 @@ Deployment parse_deployment(std::string_view text, std::string_view source) {
     if (j["command"].is_string()) argv = split_command_line(j["command"].get<std::string>());
     else if (j["command"].is_array())
       for (const auto& x : j["command"]) argv.push_back(scalar_string(x));
-    else throw ConfigError::field(source, "/command", "a command string or a list of words", j["command"].dump(), "deployment");
+    else throw ConfigError::field(source, "/command", "a command string or a list of words", detail::describe_json(j["command"]), "deployment");
     d = parse_launch_command(argv, source);
   } else {
     if (!j.contains("engine") || !j["engine"].is_string())
-      throw ConfigError::field(source, "/engine", "an engine name (vllm, llama.cpp, sglang, trtllm) when there is no command", j.value("engine", nlohmann::json()).dump(), "deployment");
+      throw ConfigError::field(source, "/engine", "an engine name (vllm, llama.cpp, sglang, trtllm) when there is no command", detail::describe_json(j.value("engine", nlohmann::json())), "deployment");
     d.engine = parse_engine(j["engine"].get<std::string>());
   }
   d.source = std::string(source);
@@ -331,14 +332,14 @@ Deployment parse_deployment(std::string_view text, std::string_view source) {
         }
       }
     } else {
-      throw ConfigError::field(source, "/args", "a list of arguments or a mapping flag: value", a.dump(), "deployment");
+      throw ConfigError::field(source, "/args", "a list of arguments or a mapping flag: value", detail::describe_json(a), "deployment");
     }
   }
   if (j.contains("gpu") && !j["gpu"].is_null()) d.gpu = scalar_string(j["gpu"]);
   if (j.contains("gpus") && !j["gpus"].is_null()) d.gpus = positive(j["gpus"], source, "/gpus");
   if (j.contains("require") && !j["require"].is_null()) {
     const auto& r = j["require"];
-    if (!r.is_object()) throw ConfigError::field(source, "/require", "a mapping with concurrency and/or context", r.dump(), "deployment");
+    if (!r.is_object()) throw ConfigError::field(source, "/require", "a mapping with concurrency and/or context", detail::describe_json(r), "deployment");
     for (const auto& [k, v] : r.items()) {
       if (k == "concurrency") d.require_concurrency = positive(v, source, "/require/concurrency");
       else if (k == "context") d.require_context = positive(v, source, "/require/context");

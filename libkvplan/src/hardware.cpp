@@ -1,3 +1,4 @@
+#include "config_view.h"
 #include "kvplan/hardware.h"
 
 #include <algorithm>
@@ -43,14 +44,14 @@ double positive_number(const json& e, std::string_view source, std::string_view 
   const auto& v = e.at(key);
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
       (required && v.get<double>() == 0))
-    throw InputError::value(where(source, name, key), v.dump(), required ? "a positive number" : "a number >= 0");
+    throw InputError::value(where(source, name, key), detail::describe_json(v), required ? "a positive number" : "a number >= 0");
   return v.get<double>();
 }
 
 std::string text(const json& e, const char* key) {
   if (!e.contains(key)) return {};
   const auto& v = e.at(key);
-  return v.is_string() ? v.get<std::string>() : v.dump();
+  return v.is_string() ? v.get<std::string>() : detail::describe_json(v);
 }
 
 std::uint64_t byte_field(const json& e, std::string_view source, std::string_view name, const char* key, bool required) {
@@ -61,19 +62,19 @@ std::uint64_t byte_field(const json& e, std::string_view source, std::string_vie
   const auto& v = e.at(key);
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return v.get<std::uint64_t>();
   if (v.is_string()) return parse_bytes(v.get<std::string>(), where(source, name, key));
-  throw InputError::value(where(source, name, key), v.dump(), "a positive byte count (integer or \"80GB\")");
+  throw InputError::value(where(source, name, key), detail::describe_json(v), "a positive byte count (integer or \"80GB\")");
 }
 
 Accelerator parse_entry(const json& e, std::string_view source) {
-  if (!e.is_object()) throw InputError::value(std::string(source), e.dump().substr(0, 40), "a JSON object describing one accelerator");
+  if (!e.is_object()) throw InputError::value(std::string(source), detail::describe_json(e).substr(0, 40), "a JSON object describing one accelerator");
   Accelerator a;
   if (!e.contains("name") || !e.at("name").is_string() || e.at("name").get<std::string>().empty())
-    throw InputError::value(where(source, "", "name"), e.contains("name") ? e.at("name").dump() : "nothing", "a device name");
+    throw InputError::value(where(source, "", "name"), e.contains("name") ? detail::describe_json(e.at("name")) : "nothing", "a device name");
   a.name = e.at("name").get<std::string>();
   if (e.contains("aliases")) {
-    if (!e.at("aliases").is_array()) throw InputError::value(where(source, a.name, "aliases"), e.at("aliases").dump(), "an array of names");
+    if (!e.at("aliases").is_array()) throw InputError::value(where(source, a.name, "aliases"), detail::describe_json(e.at("aliases")), "an array of names");
     for (const auto& x : e.at("aliases")) {
-      if (!x.is_string()) throw InputError::value(where(source, a.name, "aliases"), x.dump(), "a name");
+      if (!x.is_string()) throw InputError::value(where(source, a.name, "aliases"), detail::describe_json(x), "a name");
       a.aliases.push_back(x.get<std::string>());
     }
   }
@@ -139,7 +140,7 @@ Accelerator accelerator_from_json(std::string_view json_text, std::string_view s
   if (doc.is_object() && doc.contains("accelerators")) {
     const auto& arr = doc.at("accelerators");
     if (!arr.is_array() || arr.size() != 1)
-      throw InputError::value(where(source, "", "accelerators"), arr.is_array() ? std::to_string(arr.size()) + " entries" : arr.dump(),
+      throw InputError::value(where(source, "", "accelerators"), arr.is_array() ? std::to_string(arr.size()) + " entries" : detail::describe_json(arr),
                               "exactly one accelerator");
     return parse_entry(arr.at(0), source);
   }

@@ -1,0 +1,58 @@
+// Every input a fuzzer once crashed on (tests/fuzz_regressions/<target>/) goes through the same
+// calls as that fuzzer: only kvplan::Error may come out.
+#include <filesystem>
+
+#include "helpers.h"
+#include "kvplan/check.h"
+
+using namespace kvplan;
+
+namespace {
+std::vector<std::pair<std::string, std::string>> inputs(const std::string& target) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto dir = test::source_path("tests/fuzz_regressions/" + target);
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    out.emplace_back(e.path().filename().string(), ss.str());
+  }
+  return out;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(fuzz_regressions)
+
+BOOST_AUTO_TEST_CASE(check_parsers) {
+  auto cases = inputs("fuzz_check");
+  BOOST_TEST(cases.size() >= 1u);
+  for (const auto& [name, text] : cases) {
+    BOOST_TEST_CONTEXT(name) {
+      try {
+        (void)parse_launch_command(split_command_line(text));
+      } catch (const Error&) {
+      }
+      try {
+        (void)parse_deployment(text, "fuzz.yaml");
+      } catch (const Error& e) {
+        // The message must itself be printable (it may quote the bad bytes).
+        BOOST_TEST(std::string(e.what()).find("fuzz.yaml") != std::string::npos);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(config_parser) {
+  for (const auto& [name, text] : inputs("fuzz_config")) {
+    BOOST_TEST_CONTEXT(name) {
+      try {
+        auto m = load_model_from_json(text, "fuzz.json");
+        (void)to_json(cache_size(m, Workload{})).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      } catch (const Error&) {
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
