@@ -264,6 +264,9 @@ BOOST_AUTO_TEST_CASE(missing_dtype_is_reported) {
   auto m = load_model("openai-community/gpt2");
   BOOST_TEST(name(m.dtype) == "fp32");
   BOOST_TEST(m.assumptions.size() == 1u);
+  // Engines serve float32 / dtype-less configs in bf16 ("auto" dtype), so their auto KV is 2 bytes.
+  BOOST_TEST(name(serving_dtype(m)) == "bf16");
+  BOOST_TEST(name(serving_dtype(load_model("meta-llama/Llama-2-7b-hf"))) == "fp16");
   LoadOptions opts;
   opts.assume = {"dtype=bf16"};
   BOOST_TEST(name(load_model("openai/gpt-oss-20b", opts).dtype) == "bf16");

@@ -15,7 +15,7 @@ namespace kvplan {
 namespace {
 
 Dtype sglang_kv_dtype(const ModelSpec& m, const std::string& s) {
-  if (s == "auto") return m.dtype;
+  if (s == "auto") return serving_dtype(m);
   if (s == "fp8_e4m3" || s == "fp8") return Dtype::fp8_e4m3;
   if (s == "fp8_e5m2") return Dtype::fp8_e5m2;
   if (s == "bf16" || s == "bfloat16") return Dtype::bf16;

@@ -17,7 +17,7 @@ namespace kvplan {
 namespace {
 
 Dtype trt_kv_dtype(const ModelSpec& m, const std::string& s) {
-  if (s == "auto") return m.dtype;
+  if (s == "auto") return serving_dtype(m);
   if (s == "fp8") return Dtype::fp8_e4m3;
   if (s == "nvfp4") return Dtype::nvfp4;
   if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
@@ -46,7 +46,7 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
   };
   std::vector<AttnLayer> attn;
   std::uint64_t conv_state = 0, ssm_state = 0;
-  const Dtype ssm_dt = o.mamba_ssm_cache_dtype == "auto" ? m.ssm_state_dtype.value_or(m.dtype)
+  const Dtype ssm_dt = o.mamba_ssm_cache_dtype == "auto" ? m.ssm_state_dtype.value_or(serving_dtype(m))
                                                          : parse_dtype(o.mamba_ssm_cache_dtype, "mamba_ssm_cache_dtype");
   for (const auto& l : m.layers) {
     std::visit(
@@ -63,7 +63,7 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
           } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             const StateShape sh = state_shape(l.cache, o.tp_size);
-            conv_state = checked_add(conv_state, checked_mul(sh.conv_rows, row_bytes(m.dtype, sh.conv_cols)));
+            conv_state = checked_add(conv_state, checked_mul(sh.conv_rows, row_bytes(serving_dtype(m), sh.conv_cols)));
             ssm_state = checked_add(ssm_state, checked_mul(checked_mul(sh.ssm_a, sh.ssm_b), row_bytes(ssm_dt, sh.ssm_c)));
           }
         },

@@ -92,7 +92,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> pp_ranges(std::uint64_t L, 
 
 Dtype vllm_kv_dtype(const ModelSpec& m, const std::string& s, bool& ds_mla) {
   ds_mla = false;
-  if (s == "auto") return m.dtype;
+  if (s == "auto") return serving_dtype(m);
   if (s == "fp8" || s == "fp8_e4m3") return Dtype::fp8_e4m3;
   if (s == "fp8_e5m2") return Dtype::fp8_e5m2;
   if (s == "fp8_ds_mla") {
@@ -192,7 +192,7 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   if (c.mamba_mode != "none" && c.mamba_mode != "align" && c.mamba_mode != "all")
     throw InputError::value("--mamba-cache-mode", c.mamba_mode, "none, align or all");
   if (has_state) r.mamba_cache_mode = c.mamba_mode;
-  const Dtype conv_dt = state_dtype(o.mamba_cache_dtype, m.dtype, "--mamba-cache-dtype");
+  const Dtype conv_dt = state_dtype(o.mamba_cache_dtype, serving_dtype(m), "--mamba-cache-dtype");
   Dtype ssm_default = m.ssm_state_dtype.value_or(conv_dt);
   if (m.model_type == "nemotron_h" && !m.ssm_state_dtype) ssm_default = Dtype::fp32;
 

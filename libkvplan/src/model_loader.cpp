@@ -641,6 +641,8 @@ std::size_t ModelSpec::count_kind(std::string_view kind) const {
       std::count_if(layers.begin(), layers.end(), [&](const LayerSpec& l) { return kind_name(l.cache) == kind; }));
 }
 
+Dtype serving_dtype(const ModelSpec& m) { return m.dtype == Dtype::fp32 ? Dtype::bf16 : m.dtype; }
+
 ModelSpec load_model_from_json(std::string_view json_text, std::string_view source, const LoadOptions& opts) {
   ConfigView cfg(detail::parse_config_text(json_text, source), std::string(source));
   ModelSpec m;

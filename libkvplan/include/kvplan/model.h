@@ -75,6 +75,11 @@ struct LoadOptions {
   std::vector<std::string> assume;
 };
 
+// The dtype GPU engines run the model in with `--dtype auto`: the config's dtype, except that a
+// float32 (or dtype-less) config is served in bf16 (vLLM's and SGLang's "auto" rule), so their
+// "auto" KV cache is 2 bytes per number, not 4.
+Dtype serving_dtype(const ModelSpec& m);
+
 // Reads a config from text. `source` names it in messages (e.g. the file path).
 ModelSpec load_model_from_json(std::string_view json_text, std::string_view source,
                                const LoadOptions& opts = {});
