@@ -3,6 +3,8 @@
 #include <random>
 
 #include "helpers.h"
+#include "kvplan/engines.h"
+#include "kvplan/planner.h"
 
 using namespace kvplan;
 
@@ -201,6 +203,57 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
   }
   BOOST_TEST(failures == 0u);
   BOOST_TEST(checked == 5000u);
+}
+
+BOOST_AUTO_TEST_CASE(size_plan_and_engine_agree_on_random_architectures) {
+  // The same inputs through cache_size, plan and the vLLM profile give the same bytes.
+  Gen g{std::mt19937_64(42)};
+  const Accelerator big = find_accelerator("MI300X");
+  std::size_t checked = 0;
+  for (int n = 0; n < 2000; ++n) {
+    const json cfg = g.config();
+    const auto m = load_model_from_json(cfg.dump(), "random.json");
+    const std::uint64_t heads = m.dims.num_attention_heads;
+    std::uint64_t tp = g.pick({1, 2, 4});
+    if (heads % tp) tp = 1;
+    bool mamba_groups_ok = true;
+    for (const auto& l : m.layers)
+      if (auto* mb = std::get_if<Mamba>(&l.cache); mb && mb->version == 2 && mb->n_groups % tp && tp < mb->n_groups)
+        mamba_groups_ok = false;
+    if (!mamba_groups_ok) tp = 1;
+    const std::uint64_t context = g.range(1, 50000), conc = g.range(1, 16);
+    Workload w;
+    w.tokens = context;
+    w.batch = conc;
+    w.tp = tp;
+    const auto s = cache_size(m, w);
+
+    PlanInput in;
+    in.gpu = big;
+    in.tp = tp;
+    in.gpus = tp;
+    in.context = context;
+    in.concurrency = conc;
+    in.weight_bytes = 1;  // the weights do not matter here
+    const auto p = plan(m, in);
+    BOOST_TEST_CONTEXT(cfg.dump() << " tp " << tp << " context " << context << " x " << conc) {
+      BOOST_TEST(p.per_gpu.kv_bytes == s.kv_bytes);
+      BOOST_TEST(p.per_gpu.state_bytes == s.state_bytes);
+      BOOST_TEST(p.cache_bytes_per_token == s.bytes_per_token);
+      // vLLM's page for plain full attention is block x the same per-token bytes.
+      if (m.count_kind("full_attention") == m.num_layers() && m.num_layers() > 0) {
+        VllmOptions o;
+        o.tensor_parallel_size = tp;
+        o.max_model_len = 4096;
+        o.available_kv_bytes = 64 * GiB;
+        const auto v = vllm_profile(m, o);
+        BOOST_TEST(v.bytes_per_token == s.bytes_per_token);
+        BOOST_TEST(v.page_bytes * m.num_layers() == v.block_size * s.bytes_per_token);
+      }
+    }
+    ++checked;
+  }
+  BOOST_TEST(checked == 2000u);
 }
 
 BOOST_AUTO_TEST_CASE(overflow_sized_inputs_are_errors) {
