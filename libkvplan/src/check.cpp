@@ -285,11 +285,9 @@ Deployment parse_deployment(std::string_view text, std::string_view source) {
   nlohmann::json j;
   const std::string t = trim(text);
   if (!t.empty() && t.front() == '{') {
-    try {
-      j = nlohmann::json::parse(t);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw ConfigError::parse(source, e.what());
-    }
+    // The config reader's JSON parser: every nlohmann exception (syntax, number overflow) becomes
+    // a ConfigError naming the file.
+    j = detail::parse_config_text(t, source);
   } else {
     j = parse_yaml_subset(text, source);
   }
