@@ -107,8 +107,7 @@ Slot parse_layer_type(const Ctx& x, const std::string& key, std::size_t i, const
   static const std::map<std::string, Slot> kTypes = {
       {"full_attention", Slot::full},     {"attention", Slot::full},          {"global", Slot::full},
       {"sliding_attention", Slot::sliding}, {"local", Slot::sliding},         {"chunked_attention", Slot::chunked},
-      {"linear_attention", Slot::linear}, {"mamba", Slot::mamba},             {"conv", Slot::conv},
-      {"hybrid", Slot::full}};
+      {"linear_attention", Slot::linear}, {"mamba", Slot::mamba},             {"conv", Slot::conv}};
   auto it = kTypes.find(t);
   if (it == kTypes.end())
     x.cfg.fail_at(x.cfg.pointer(key) + "/" + std::to_string(i),
