@@ -1,6 +1,7 @@
 # Generates a C++ source that embeds every bundled config.json (verbatim text) so the
 # binary needs no data files at run time. Invoked at build time with -D arguments:
 # MODELS_DIR, OUTPUT.
+include(${CMAKE_CURRENT_LIST_DIR}/raw_string_chunks.cmake)
 file(GLOB configs "${MODELS_DIR}/*.json")
 list(SORT configs)
 set(body "")
@@ -8,15 +9,7 @@ foreach(path IN LISTS configs)
   get_filename_component(stem "${path}" NAME_WLE)
   string(REPLACE "__" "/" model_id "${stem}")
   file(READ "${path}" text)
-  # Raw string literals are limited in length by some compilers; split into chunks.
-  string(LENGTH "${text}" len)
-  set(chunks "")
-  set(pos 0)
-  while(pos LESS len)
-    string(SUBSTRING "${text}" ${pos} 8000 piece)
-    string(APPEND chunks "R\"kvplan_json(${piece})kvplan_json\"\n")
-    math(EXPR pos "${pos} + 8000")
-  endwhile()
+  kvplan_raw_string_chunks(chunks "${text}")
   get_filename_component(fname "${path}" NAME)
   string(APPEND body "  {\"${model_id}\", \"${fname}\",\n${chunks}  },\n")
 endforeach()
