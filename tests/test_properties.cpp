@@ -3,6 +3,7 @@
 #include <random>
 
 #include "helpers.h"
+#include "random_arch.h"
 #include "kvplan/engines.h"
 #include "kvplan/planner.h"
 
@@ -11,118 +12,7 @@ using namespace kvplan;
 namespace {
 
 using nlohmann::json;
-
-struct Gen {
-  std::mt19937_64 rng;
-  std::uint64_t pick(std::initializer_list<std::uint64_t> xs) {
-    std::uniform_int_distribution<std::size_t> d(0, xs.size() - 1);
-    return *(xs.begin() + d(rng));
-  }
-  std::uint64_t range(std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); }
-  bool coin() { return range(0, 1) == 1; }
-
-  json base(const char* model_type) {
-    const std::uint64_t heads = pick({4, 8, 16, 32, 64});
-    const std::uint64_t kv = heads / pick({1, 2, 4});
-    json j = {{"model_type", model_type}, {"num_attention_heads", heads}, {"num_key_value_heads", kv},
-              {"head_dim", pick({32, 64, 80, 96, 128, 256})}, {"hidden_size", heads * 64},
-              {"num_hidden_layers", range(1, 48)}, {"torch_dtype", coin() ? "bfloat16" : "float16"},
-              {"vocab_size", 32000}, {"intermediate_size", 4096}};
-    return j;
-  }
-
-  json config() {
-    switch (range(0, 10)) {
-      case 0: return base("llama");
-      case 1: {
-        auto j = base("mistral");
-        j["sliding_window"] = range(1, 8192);
-        return j;
-      }
-      case 2: {
-        auto j = base("gemma3_text");
-        j["sliding_window"] = range(1, 4096);
-        j["sliding_window_pattern"] = range(1, 8);
-        return j;
-      }
-      case 3: {
-        auto j = base("gpt_oss");
-        j["sliding_window"] = range(1, 1024);
-        json types = json::array();
-        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i)
-          types.push_back(coin() ? "sliding_attention" : "full_attention");
-        j["layer_types"] = types;
-        return j;
-      }
-      case 4: {
-        auto j = base("deepseek_v3");
-        j["kv_lora_rank"] = pick({128, 256, 512});
-        j["qk_rope_head_dim"] = pick({32, 64});
-        j["qk_nope_head_dim"] = 128;
-        j["v_head_dim"] = 128;
-        if (coin()) {
-          j["model_type"] = "deepseek_v32";
-          j["index_head_dim"] = 128;
-        }
-        return j;
-      }
-      case 5: {
-        auto j = base("jamba");
-        j["attn_layer_period"] = range(2, 8);
-        j["attn_layer_offset"] = range(0, j["attn_layer_period"].get<std::uint64_t>() - 1);
-        j["mamba_d_state"] = pick({16, 64});
-        j["mamba_d_conv"] = pick({2, 4});
-        j["mamba_expand"] = 2;
-        return j;
-      }
-      case 6: {
-        auto j = base("nemotron_h");
-        std::string p;
-        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i) p += "M*-E"[range(0, 3)];
-        j["hybrid_override_pattern"] = p;
-        j["mamba_num_heads"] = pick({8, 16, 32});
-        j["mamba_head_dim"] = 64;
-        j["n_groups"] = pick({1, 2, 8});
-        j["ssm_state_size"] = pick({64, 128});
-        j["conv_kernel"] = 4;
-        return j;
-      }
-      case 7: {
-        auto j = base("qwen3_next");
-        j["full_attention_interval"] = range(1, 6);
-        j["linear_num_key_heads"] = pick({8, 16});
-        j["linear_num_value_heads"] = pick({16, 32});
-        j["linear_key_head_dim"] = 128;
-        j["linear_value_head_dim"] = 128;
-        j["linear_conv_kernel_dim"] = 4;
-        return j;
-      }
-      case 8: {
-        auto j = base("lfm2");
-        j["conv_L_cache"] = range(2, 4);
-        json idx = json::array();
-        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i)
-          if (coin()) idx.push_back(i);
-        j["full_attn_idxs"] = idx;
-        return j;
-      }
-      case 9: {
-        auto j = base("minimax_m1");
-        json t = json::array();
-        for (std::uint64_t i = 0; i < j["num_hidden_layers"].get<std::uint64_t>(); ++i) t.push_back(range(0, 1));
-        j["attn_type_list"] = t;
-        return j;
-      }
-      default: {
-        auto j = base("mamba");
-        j["state_size"] = 16;
-        j["conv_kernel"] = 4;
-        j["expand"] = 2;
-        return j;
-      }
-    }
-  }
-};
+using Gen = test::RandomArch;
 
 Workload wl(std::uint64_t tokens, std::uint64_t batch, Dtype d, std::uint64_t tp = 1) {
   Workload w;
@@ -169,10 +59,14 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
       const auto& c = m.layers[i].cache;
       const auto& l1 = s1.layers[i];
-      // tokens held: sliding/chunked cap at their window, full/MLA grow, state kinds hold none.
-      if (auto* sw = std::get_if<SlidingAttention>(&c)) {
-        ok = ok && l1.per_sequence.tokens_held == std::min(t1, sw->window);
-        ok = ok && layer_bytes(c, sw->window, s1.dtypes) .kv_bytes() == layer_bytes(c, sw->window + t2, s1.dtypes).kv_bytes();
+      // tokens held: sliding/chunked cap at their window/chunk, full/MLA grow, state and shared
+      // kinds hold none.
+      std::uint64_t window = 0;
+      if (auto* sw = std::get_if<SlidingAttention>(&c)) window = sw->window;
+      if (auto* ch = std::get_if<ChunkedAttention>(&c)) window = ch->chunk;
+      if (window) {
+        ok = ok && l1.per_sequence.tokens_held == std::min(t1, window);
+        ok = ok && layer_bytes(c, window, s1.dtypes).kv_bytes() == layer_bytes(c, window + t2, s1.dtypes).kv_bytes();
       } else if (l1.kind == "full_attention" || l1.kind == "mla") {
         ok = ok && l1.per_sequence.tokens_held == t1;
       } else {
@@ -262,7 +156,8 @@ BOOST_AUTO_TEST_CASE(overflow_sized_inputs_are_errors) {
     auto cfg = g.config();
     auto m = load_model_from_json(cfg.dump(), "random.json");
     Workload w = wl(std::uint64_t{1} << g.range(40, 63), std::uint64_t{1} << g.range(20, 40), Dtype::fp32);
-    bool has_tokens = m.has_kind("full_attention") || m.has_kind("mla") || m.has_kind("sliding_attention");
+    bool has_tokens = m.has_kind("full_attention") || m.has_kind("mla") || m.has_kind("sliding_attention") ||
+                      m.has_kind("chunked_attention");
     if (!has_tokens) continue;
     try {
       auto s = cache_size(m, w);
