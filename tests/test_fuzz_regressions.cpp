@@ -4,6 +4,7 @@
 
 #include "helpers.h"
 #include "kvplan/check.h"
+#include "kvplan/hardware.h"
 
 using namespace kvplan;
 
@@ -53,6 +54,26 @@ BOOST_AUTO_TEST_CASE(config_parser) {
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(gpu_files) {
+  // A custom accelerator is either an error naming the file and field, or a usable device.
+  auto cases = inputs("fuzz_gpus");
+  BOOST_TEST(cases.size() >= 1u);
+  for (const auto& [name, text] : cases) {
+    BOOST_TEST_CONTEXT(name) {
+      try {
+        const Accelerator a = accelerator_from_json(text, "fuzz-gpu.json");
+        BOOST_TEST(a.memory_bytes > 0u);
+        BOOST_TEST(a.bandwidth_bytes_per_s > 0);
+      } catch (const Error& e) {
+        BOOST_TEST(std::string(e.what()).find("fuzz-gpu.json") != std::string::npos);
+      }
+    }
+  }
+  // {"memory_bytes": "00GB"} parsed to 0 and was accepted as a device with no memory.
+  BOOST_CHECK_EXCEPTION(accelerator_from_json(R"({"name":"X","memory_bytes":"0GB","bandwidth_bytes_per_s":1e12})", "g.json"),
+                        InputError, test::HasMessage({"g.json", "memory_bytes", "positive"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

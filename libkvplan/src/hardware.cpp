@@ -61,7 +61,11 @@ std::uint64_t byte_field(const json& e, std::string_view source, std::string_vie
   }
   const auto& v = e.at(key);
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return v.get<std::uint64_t>();
-  if (v.is_string()) return parse_bytes(v.get<std::string>(), where(source, name, key));
+  if (v.is_string()) {
+    // "0GB" parses, but a device with no memory is not a device (found by fuzz_gpus).
+    const std::uint64_t b = parse_bytes(v.get<std::string>(), where(source, name, key));
+    if (b > 0) return b;
+  }
   throw InputError::value(where(source, name, key), detail::describe_json(v), "a positive byte count (integer or \"80GB\")");
 }
 
