@@ -6,7 +6,6 @@ using namespace kvplan;
 using kvplan::test::HasMessage;
 
 namespace {
-constexpr std::uint64_t G = 1ull << 30;
 SglangOptions rest(std::uint64_t bytes, std::uint64_t ctx = 131072) {
   SglangOptions o;
   o.rest_bytes = bytes;
@@ -20,8 +19,8 @@ BOOST_AUTO_TEST_SUITE(engine_sglang)
 BOOST_AUTO_TEST_CASE(llama8b_h100_worked_example) {
   SglangOptions o;
   o.gpu_memory_bytes = 81559ull * 1024 * 1024;  // H100-80GB reports 81,559 MiB
-  o.free_before_bytes = static_cast<std::uint64_t>(79.1 * G);
-  o.weights_bytes = 15 * G;                     // free after weights: 64.1 GiB
+  o.free_before_bytes = static_cast<std::uint64_t>(79.1 * GiB);
+  o.weights_bytes = 15 * GiB;                     // free after weights: 64.1 GiB
   o.context_length = 131072;
   auto r = sglang_profile(load_model("meta-llama/Llama-3.1-8B"), o);
   // reserved = max(512 + 1.5 x 8,192 + 2 x 256 + 1,024 x 1/8, 10,240) = 13,440 MiB
@@ -42,7 +41,7 @@ BOOST_AUTO_TEST_CASE(default_fraction_tiers) {
     SglangOptions o;
     o.gpu_memory_bytes = mib * 1024 * 1024;
     o.free_before_bytes = o.gpu_memory_bytes;
-    o.weights_bytes = 1 * G;
+    o.weights_bytes = 1 * GiB;
     o.tp_size = tp;
     o.context_length = 8192;
     return sglang_profile(m, o);
@@ -61,7 +60,7 @@ BOOST_AUTO_TEST_CASE(default_fraction_tiers) {
 
 BOOST_AUTO_TEST_CASE(page_rounding_and_cap) {
   auto m = load_model("meta-llama/Llama-3.1-8B");
-  auto o = rest(10 * G + 100 * 131072);  // 82,020 tokens
+  auto o = rest(10 * GiB + 100 * 131072);  // 82,020 tokens
   o.attention_backend = "trtllm_mha";      // page 64
   auto r = sglang_profile(m, o);
   BOOST_TEST(r.page_size == 64u);
@@ -73,11 +72,11 @@ BOOST_AUTO_TEST_CASE(page_rounding_and_cap) {
 
 BOOST_AUTO_TEST_CASE(deepseek_v3_cells) {
   auto m = load_model("deepseek-ai/DeepSeek-V3");
-  auto o = rest(40 * G, 163840);
+  auto o = rest(40 * GiB, 163840);
   o.tp_size = 8;
   auto r = sglang_profile(m, o);
   BOOST_TEST(r.cell_size == 576u * 61 * 2);  // 70,272, replicated on every rank
-  BOOST_TEST(r.max_total_num_tokens == 40 * G / 70272);
+  BOOST_TEST(r.max_total_num_tokens == 40 * GiB / 70272);
   BOOST_TEST(r.v_bytes == 0u);
   o.kv_cache_dtype = "fp8_e4m3";
   BOOST_TEST(sglang_profile(m, o).cell_size == 576u * 61);  // 35,136
@@ -87,46 +86,46 @@ BOOST_AUTO_TEST_CASE(deepseek_v3_cells) {
 
 BOOST_AUTO_TEST_CASE(gqa_replication_under_tp) {
   auto m = load_model("meta-llama/Llama-3.1-8B");
-  auto o = rest(10 * G);
+  auto o = rest(10 * GiB);
   o.tp_size = 16;  // 8 heads / 16 -> still 1 head per rank
   BOOST_TEST(sglang_profile(m, o).cell_size == 1u * 256 * 32 * 2);
 }
 
 BOOST_AUTO_TEST_CASE(qwen3_next_mamba_split) {
   auto m = load_model("Qwen/Qwen3-Next-80B-A3B-Thinking");
-  auto r = sglang_profile(m, rest(100 * G, 262144));
+  auto r = sglang_profile(m, rest(100 * GiB, 262144));
   BOOST_TEST(r.mamba_cache_per_req == (3u * 8192 * 2 + 32u * 128 * 128 * 4) * 36);  // 77,266,944
   // slots = floor(100 GiB x 0.9 / 1.9 / 77,266,944) = floor(658.26) = 658
   BOOST_TEST(r.mamba_slots == 658u);
   // KV: 12 layers x 2 heads x (256 + 256) x 2 = 24,576 B/token from what the slots leave
   BOOST_TEST(r.cell_size == 12u * 2 * 512 * 2);
-  BOOST_TEST(r.max_total_num_tokens == (100 * G - 658ull * 77266944) / 24576);
+  BOOST_TEST(r.max_total_num_tokens == (100 * GiB - 658ull * 77266944) / 24576);
   BOOST_TEST(r.max_running_requests == 658u / 3);  // radix cache on: ratio 3
 }
 
 BOOST_AUTO_TEST_CASE(hybrid_swa_ratio) {
   auto m = load_model(test::source_path("tests/data/engine_cases/gpt-oss-120b-like.json"));
-  auto r = sglang_profile(m, rest(10 * G));
+  auto r = sglang_profile(m, rest(10 * GiB));
   // F = S = 18 x 2,048 = 36,864; total = 10 GiB // 73,728 = 145,635
   // full = int(145,635 x 73,728 / (36,864 + 0.8 x 36,864)) = 161,816; swa = int(0.8 x 161,816) = 129,452
   BOOST_TEST(r.full_tokens == 161816u);
   BOOST_TEST(r.swa_tokens == 129452u);
   BOOST_TEST(r.max_total_num_tokens == 161816u);
-  auto o = rest(10 * G);
+  auto o = rest(10 * GiB);
   o.disable_hybrid_swa_memory = true;
   BOOST_TEST(sglang_profile(m, o).max_total_num_tokens == 145635u);
 }
 
 BOOST_AUTO_TEST_CASE(not_enough_memory) {
   SglangOptions o;
-  o.gpu_memory_bytes = 24 * G;
-  o.free_before_bytes = 24 * G;
-  o.weights_bytes = 23 * G;  // rest = 1 - 24 x 0.153 < 0
+  o.gpu_memory_bytes = 24 * GiB;
+  o.free_before_bytes = 24 * GiB;
+  o.weights_bytes = 23 * GiB;  // rest = 1 - 24 x 0.153 < 0
   o.context_length = 8192;
   auto r = sglang_profile(load_model("meta-llama/Llama-3.1-8B"), o);
   BOOST_TEST(!r.starts);
   BOOST_TEST(r.error.find("--mem-fraction-static") != std::string::npos);
-  auto bad = rest(G);
+  auto bad = rest(GiB);
   bad.mem_fraction_static = 1.5;
   BOOST_CHECK_EXCEPTION(sglang_profile(load_model("meta-llama/Llama-3.1-8B"), bad), InputError,
                         HasMessage({"--mem-fraction-static"}));

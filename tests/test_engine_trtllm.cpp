@@ -6,7 +6,6 @@ using namespace kvplan;
 using kvplan::test::HasMessage;
 
 namespace {
-constexpr std::uint64_t G = 1ull << 30;
 TrtllmOptions kv(std::uint64_t bytes, std::uint64_t seq = 131072) {
   TrtllmOptions o;
   o.kv_memory_bytes = bytes;
@@ -19,9 +18,9 @@ BOOST_AUTO_TEST_SUITE(engine_trtllm)
 
 BOOST_AUTO_TEST_CASE(llama8b_worked_example) {
   TrtllmOptions o;
-  o.gpu_memory_bytes = static_cast<std::uint64_t>(79.6 * G);
-  o.peak_bytes = static_cast<std::uint64_t>(17.6 * G);
-  o.temp_kv_bytes = 1 * G;
+  o.gpu_memory_bytes = static_cast<std::uint64_t>(79.6 * GiB);
+  o.peak_bytes = static_cast<std::uint64_t>(17.6 * GiB);
+  o.temp_kv_bytes = 1 * GiB;
   o.max_seq_len = 131072;
   auto r = trtllm_profile(load_model("meta-llama/Llama-3.1-8B"), o);
   BOOST_TEST(r.bytes_per_token == 2u * 32 * (128 * 8) * 2);  // 131,072
@@ -34,11 +33,11 @@ BOOST_AUTO_TEST_CASE(llama8b_worked_example) {
 
 BOOST_AUTO_TEST_CASE(deepseek_v3_bytes) {
   auto m = load_model("deepseek-ai/DeepSeek-V3");
-  auto r = trtllm_profile(m, kv(40 * G, 163840));
+  auto r = trtllm_profile(m, kv(40 * GiB, 163840));
   BOOST_TEST(r.bytes_per_token == 1u * 61 * 576 * 2);  // 70,272
   BOOST_TEST(r.block_bytes == 2248704u);               // x 32
-  BOOST_TEST(r.max_tokens == 40 * G / 70272);
-  auto o = kv(40 * G, 163840);
+  BOOST_TEST(r.max_tokens == 40 * GiB / 70272);
+  auto o = kv(40 * GiB, 163840);
   o.kv_cache_dtype = "fp8";
   o.tp_size = 8;  // replicated: no TP split
   BOOST_TEST(trtllm_profile(m, o).bytes_per_token == 35136u);
@@ -46,7 +45,7 @@ BOOST_AUTO_TEST_CASE(deepseek_v3_bytes) {
 
 BOOST_AUTO_TEST_CASE(tp_estimator_and_attention_dp) {
   auto m = load_model("meta-llama/Llama-3.1-8B");
-  auto o = kv(10 * G);
+  auto o = kv(10 * GiB);
   o.tp_size = 2;
   BOOST_TEST(trtllm_profile(m, o).bytes_per_token == 2u * 32 * (128 * 8 / 2) * 2);  // 65,536
   o.tp_size = 16;  // the estimator's integer h x Hkv // tp = 64 values: half a head (under-counts)
@@ -57,7 +56,7 @@ BOOST_AUTO_TEST_CASE(tp_estimator_and_attention_dp) {
 
 BOOST_AUTO_TEST_CASE(max_tokens_and_rounding) {
   auto m = load_model("meta-llama/Llama-3.1-8B");
-  auto o = kv(40 * G);
+  auto o = kv(40 * GiB);
   o.max_tokens = 100000;
   auto r = trtllm_profile(m, o);
   BOOST_TEST(r.max_tokens == 100000u);
@@ -66,20 +65,20 @@ BOOST_AUTO_TEST_CASE(max_tokens_and_rounding) {
   BOOST_TEST(trtllm_profile(m, o).blocks == 3125u);  // floor(100,010 / 32)
   o.cpp_rounding = true;
   BOOST_TEST(trtllm_profile(m, o).blocks == 3126u);  // ceil
-  o = kv(40 * G);
+  o = kv(40 * GiB);
   o.free_gpu_memory_fraction = 0.5;  // applies to total - peak only (kv_memory given is already final)
-  BOOST_TEST(trtllm_profile(m, o).max_tokens == 40 * G / 131072);
+  BOOST_TEST(trtllm_profile(m, o).max_tokens == 40 * GiB / 131072);
 }
 
 BOOST_AUTO_TEST_CASE(pipeline_parallel_stage_layers) {
-  auto o = kv(10 * G);
+  auto o = kv(10 * GiB);
   o.pp_size = 4;  // 32 / 4 = 8 layers per stage
   BOOST_TEST(trtllm_profile(load_model("meta-llama/Llama-3.1-8B"), o).bytes_per_token == 2u * 8 * 1024 * 2);
 }
 
 BOOST_AUTO_TEST_CASE(vswa_equal_and_window_weighted_shares) {
   auto m = load_model(test::source_path("tests/data/engine_cases/gpt-oss-120b-like.json"));
-  auto o = kv(10 * G);
+  auto o = kv(10 * GiB);
   o.max_attention_window = {128, 131072};
   auto r = trtllm_profile(m, o);
   BOOST_TEST(r.vswa);
@@ -98,7 +97,7 @@ BOOST_AUTO_TEST_CASE(vswa_equal_and_window_weighted_shares) {
 
 BOOST_AUTO_TEST_CASE(pool_smaller_than_max_seq_len) {
   // 1 GiB / 131,072 = 8,192 tokens = 256 blocks: max_seq_len 131,072 is lowered to 8,192.
-  auto r = trtllm_profile(load_model("meta-llama/Llama-3.1-8B"), kv(1 * G));
+  auto r = trtllm_profile(load_model("meta-llama/Llama-3.1-8B"), kv(1 * GiB));
   BOOST_TEST(r.max_seq_len == 8192u);
   BOOST_TEST(r.max_concurrency == 256.0 / 4096);
   auto z = trtllm_profile(load_model("meta-llama/Llama-3.1-8B"), kv(1000));
@@ -107,10 +106,10 @@ BOOST_AUTO_TEST_CASE(pool_smaller_than_max_seq_len) {
 
 BOOST_AUTO_TEST_CASE(bad_options) {
   auto m = load_model("meta-llama/Llama-3.1-8B");
-  auto o = kv(G);
+  auto o = kv(GiB);
   o.free_gpu_memory_fraction = 0;
   BOOST_CHECK_EXCEPTION(trtllm_profile(m, o), InputError, HasMessage({"free_gpu_memory_fraction"}));
-  o = kv(G);
+  o = kv(GiB);
   o.kv_cache_dtype = "int2";
   BOOST_CHECK_EXCEPTION(trtllm_profile(m, o), InputError, HasMessage({"dtype", "int2"}));
 }
