@@ -7,7 +7,6 @@ pd = pytest.importorskip("pandas")
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
-needs_planner = pytest.mark.skipif(not hasattr(kvplan, "plan"), reason="planner not built")
 
 
 def test_layers_dataframe():
@@ -27,7 +26,6 @@ def test_size_record_dataframe():
     assert list(df.bytes.unique()) == [2 * 8 * 128 * 2 * 512]
 
 
-@needs_planner
 def test_plan_and_sweep_dataframes():
     plans = [kvplan.plan("meta-llama/Llama-3.1-8B", "H100", context=c, concurrency=4) for c in (1024, 8192)]
     df = kvplan.to_dataframe(plans)
@@ -39,7 +37,6 @@ def test_plan_and_sweep_dataframes():
     assert row.cache_bytes == 32 * 2 * 8 * 128 * 2 * 8192 * 4
 
 
-@needs_planner
 def test_plots_draw_library_numbers():
     fig = kvplan.plots.layer_bytes("openai/gpt-oss-20b", tokens=4096, kv_dtype="bf16")
     heights = sorted({round(p.get_height() * 1e6) for p in fig.axes[0].patches})

@@ -7,7 +7,6 @@ LLAMA8B = "meta-llama/Llama-3.1-8B"
 PAGE = 16 * 2 * 8 * 128 * 2  # one 16-token vLLM block of one Llama-3.1-8B layer, bf16
 
 
-@pytest.mark.skipif(not hasattr(kvplan, "engine"), reason="engine profiles not built")
 class TestEngines:
     def test_vllm_blocks_tokens_concurrency(self):
         v = kvplan.engine("vllm", LLAMA8B, max_model_len=32768, available_kv_bytes="20GiB")
@@ -49,7 +48,6 @@ def test_measure_matches_formula():
         kvplan.measure("Qwen/Qwen3-0.6B", tokens=64, kv_dtype="fp7")
 
 
-@pytest.mark.skipif(not hasattr(kvplan, "check"), reason="kvplan check not built")
 class TestCheck:
     CMD = "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768"
 

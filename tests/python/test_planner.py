@@ -5,7 +5,6 @@ import pytest
 
 import kvplan
 
-pytestmark = pytest.mark.skipif(not hasattr(kvplan, "plan"), reason="planner not built")
 
 LLAMA8B = "meta-llama/Llama-3.1-8B"
 BPT = 32 * 2 * 8 * 128 * 2  # Llama-3.1-8B bytes per token in bf16 (seed S11: 128 KiB)

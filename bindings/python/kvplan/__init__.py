@@ -19,23 +19,21 @@ __version__ = _core.__version__
 __all__ = ["KvplanError", "Layer", "Model", "Record", "dtypes", "format_bytes", "load", "models",
            "parse_bytes", "parse_tokens", "size", "to_dataframe"]
 
-if hasattr(_core, "_plan"):
-    from ._planner import (Sweep, compare, gpu, gpus, gpus_needed, gpus_to_hold, kv_dtype_ladder,
-                           plan, plan_text, sweep, weight_bytes)
-    __all__ += ["Sweep", "compare", "gpu", "gpus", "gpus_needed", "gpus_to_hold", "kv_dtype_ladder",
-                "plan", "plan_text", "sweep", "weight_bytes"]
+from ._planner import (Sweep, compare, gpu, gpus, gpus_needed, gpus_to_hold, kv_dtype_ladder,  # noqa: E402
+                       plan, plan_text, sweep, weight_bytes)
+from ._engines import check, engine, engine_options, engine_text  # noqa: E402
+__all__ += ["Sweep", "check", "compare", "engine", "engine_options", "engine_text", "gpu", "gpus", "gpus_needed",
+            "gpus_to_hold", "kv_dtype_ladder", "plan", "plan_text", "sweep", "weight_bytes"]
 
-    def _model_weight_bytes(self, dtype=None):
-        """Bytes of the weights as stored (kvplan.weight_bytes(self, dtype))."""
-        return _core._weight_bytes(self, dtype)
 
-    Model.weight_bytes = _model_weight_bytes
-if hasattr(_core, "_engine"):
-    from ._engines import engine, engine_options, engine_text
-    __all__ += ["engine", "engine_options", "engine_text"]
-if hasattr(_core, "_check"):
-    from ._engines import check
-    __all__ += ["check"]
+def _model_weight_bytes(self, dtype=None):
+    """Bytes of the weights as stored (kvplan.weight_bytes(self, dtype))."""
+    return _core._weight_bytes(self, dtype)
+
+
+Model.weight_bytes = _model_weight_bytes
+
+# The reference runtime is optional (KVPLAN_BUILD_RUNTIME); without it there is no measure().
 if hasattr(_core, "measure"):
     from ._runtime import measure
     __all__ += ["measure"]
