@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "common.h"
+#include "kvplan/generation.h"
 #include "kvplan/error.h"
 #include "kvplan/layer.h"
 #include "kvplan/model.h"
@@ -218,4 +219,16 @@ void bind_sizes(pyb::module_& m) {
   }, "model"_a, KVPLAN_WORKLOAD_ARGS,
      "Exact cache bytes held by `batch` sequences of `tokens` tokens, layer by layer: the same object as\n"
      "`kvplan size --json` (total_bytes = kv_bytes + state_bytes, bytes_per_token, layers[...]).");
+  m.def("generation", [](pyb::handle model, pyb::handle prompt, pyb::handle steps, pyb::handle batch, pyb::handle kv_dtype,
+                         pyb::handle k_dtype, pyb::handle v_dtype, pyb::handle state_dtype, pyb::handle tp) {
+    const PyModel pm = load_any(model, pyb::none());
+    const Workload w = workload(pyb::int_(1), batch, kv_dtype, k_dtype, v_dtype, state_dtype, tp);
+    pyb::list rows;
+    for (const auto& s : generation_steps(pm.get(), w, tokens_arg(prompt, "prompt"), tokens_arg(steps, "steps")))
+      rows.append(to_python(to_json(s)));
+    return rows;
+  }, "model"_a, pyb::kw_only(), "prompt"_a = 8, "steps"_a = 16, "batch"_a = 1, "kv_dtype"_a = pyb::none(),
+     "k_dtype"_a = pyb::none(), "v_dtype"_a = pyb::none(), "state_dtype"_a = pyb::none(), "tp"_a = 1,
+     "Seed S13's generation loop: one row per step (a prompt, then one token per step) with the tokens\n"
+     "computed with and without a KV cache and the cache bytes held after the step.");
 }

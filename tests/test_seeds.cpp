@@ -155,4 +155,24 @@ BOOST_AUTO_TEST_CASE(s15_fp8_and_q8_0_halve_bf16) {
   BOOST_TEST(cache_size(m, workload(8192, 1, Dtype::q8_0)).total_bytes * 64 == bf16 * 34);
 }
 
+// S13: a prompt of 8 tokens, then 16 steps of one. With the cache 8 + 15 = 23 tokens are
+// computed; without it step n recomputes 8 + n, sum(8..23) = 248 (the web panel's figures).
+BOOST_AUTO_TEST_CASE(s13_generation_loop) {
+  const ModelSpec m = load_model("Qwen/Qwen3-0.6B");
+  const auto rows = generation_steps(m, test::workload(1, 1, Dtype::bf16), 8, 16);
+  BOOST_REQUIRE_EQUAL(rows.size(), 16u);
+  BOOST_TEST(rows[0].tokens_computed_with_cache == 8u);
+  BOOST_TEST(rows[0].tokens_computed_without_cache == 8u);
+  BOOST_TEST(rows[5].tokens_computed_with_cache == 1u);
+  BOOST_TEST(rows[5].tokens_computed_without_cache == 13u);
+  BOOST_TEST(rows.back().sequence_tokens == 23u);
+  BOOST_TEST(rows.back().cumulative_with_cache == 23u);
+  BOOST_TEST(rows.back().cumulative_without_cache == 248u);
+  // The cache after step n holds 8 + n tokens of 114,688 bytes (28 x 2 x 8 x 128 x 2).
+  for (const auto& r : rows) BOOST_TEST(r.cache_bytes == 114688u * (8 + r.step));
+  BOOST_CHECK_EXCEPTION(generation_steps(m, Workload{}, 0, 4), InputError, test::HasMessage({"prompt"}));
+  BOOST_CHECK_EXCEPTION(generation_steps(m, Workload{}, 8, 0), InputError, test::HasMessage({"steps", "1 to 65536"}));
+  BOOST_CHECK_THROW(generation_steps(m, Workload{}, ~0ull, 2), OverflowError);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

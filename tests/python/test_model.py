@@ -79,3 +79,16 @@ def test_models_and_dtypes_catalogs():
     assert (q8["block_values"], q8["block_bytes"]) == (32, 34)
     assert kvplan.parse_tokens("128k") == 131072
     assert kvplan.parse_bytes("80GB") == 80 * 10**9
+
+
+def test_generation_loop_seed_s13():
+    # A prompt of 8 tokens, then 16 steps of one: 23 tokens computed with the cache, sum(8..23) = 248
+    # without; the cache after step n holds 8 + n tokens of 114,688 bytes.
+    rows = kvplan.generation("Qwen/Qwen3-0.6B", prompt=8, steps=16, kv_dtype="bf16")
+    assert len(rows) == 16
+    assert [r.tokens_computed_with_cache for r in rows[:3]] == [8, 1, 1]
+    assert rows[-1].cumulative_with_cache == 23
+    assert rows[-1].cumulative_without_cache == 248
+    assert all(r.cache_bytes == 114688 * (8 + r.step) for r in rows)
+    with pytest.raises(kvplan.KvplanError, match="steps"):
+        kvplan.generation("Qwen/Qwen3-0.6B", steps=0)

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "helpers.h"
+#include "kvplan/runtime/measure.h"
 #include "kvplan/runtime/runtime.h"
 
 using namespace kvplan;
@@ -215,6 +216,36 @@ BOOST_AUTO_TEST_CASE(tokens_computed_per_step) {
     m.forward(std::span(toks).first(n), fresh, false, &without);
   }
   BOOST_TEST(without.tokens_computed == 5u + 6 + 7 + 8 + 9 + 10);
+}
+
+// S13 as the library states it (generation_steps: the web page's panel and Python's
+// kvplan.generation) against what the runtime computes and holds at every step.
+BOOST_AUTO_TEST_CASE(generation_steps_match_the_runtime) {
+  const ModelSpec spec = load_model("Qwen/Qwen3-0.6B");
+  Model m(spec);
+  const std::uint64_t P = 5, steps = 6;
+  const auto rows = generation_steps(spec, test::workload(1, 1, Dtype::fp32), P, steps);
+  const auto toks = sample_tokens(P + steps, m.dims().vocab);
+  Cache c = m.allocate(P + steps - 1, uniform(Dtype::fp32));
+  std::uint64_t with_total = 0, without_total = 0;
+  for (std::uint64_t n = 0; n < steps; ++n) {
+    ForwardStats with;
+    if (n == 0) m.forward(std::span(toks).first(P), c, false, &with);
+    else m.forward(std::span(toks).subspan(P + n - 1, 1), c, false, &with);
+    ForwardStats without;
+    Cache fresh = m.allocate(P + n, uniform(Dtype::fp32));
+    m.forward(std::span(toks).first(P + n), fresh, false, &without);
+    BOOST_TEST_CONTEXT("step " << n) {
+      BOOST_TEST(with.tokens_computed == rows[n].tokens_computed_with_cache);
+      BOOST_TEST(without.tokens_computed == rows[n].tokens_computed_without_cache);
+      // The bytes a cache of exactly the sequence so far holds, measured from its buffers.
+      BOOST_TEST(measure_cache(m, fresh).measured_total_bytes == rows[n].cache_bytes);
+    }
+    with_total += with.tokens_computed;
+    without_total += without.tokens_computed;
+  }
+  BOOST_TEST(rows.back().cumulative_with_cache == with_total);
+  BOOST_TEST(rows.back().cumulative_without_cache == without_total);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -15,17 +15,8 @@
 
 #include "kvplan/kvplan.h"
 
-// The planner and the engine check arrive as separate parts of the library; the page shows
-// the panels whose part is built in (see the "functions" call).
-#if __has_include("kvplan/planner.h")
-#include "kvplan/planner.h"
-#define KVPLAN_WASM_HAVE_PLANNER 1
-#endif
-
-#if __has_include("kvplan/check.h")
 #include "kvplan/check.h"
-#define KVPLAN_WASM_HAVE_CHECK 1
-#endif
+#include "kvplan/planner.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/emscripten.h>
@@ -168,7 +159,6 @@ json do_models(const json&) {
   return {{"models", out}};
 }
 
-#ifdef KVPLAN_WASM_HAVE_PLANNER
 // `kvplan gpus --json`
 json do_gpus(const json&) {
   json out = json::array();
@@ -262,41 +252,17 @@ json do_sweep(const json& a) {
   return j;
 }
 
-#endif  // KVPLAN_WASM_HAVE_PLANNER
 
-// Seed S13, the generation loop: a prompt of P tokens, then one new token per step. With a
-// cache, step 0 (prefill) computes the P prompt tokens and every later step computes 1 (the
-// runtime's ForwardStats.tokens_computed); without one, step n recomputes all P + n tokens.
-// The cache held after step n is the library's cache_size for the P + n tokens run so far.
+// Seed S13, the generation loop (generation.h): `--prompt` tokens, then `--steps` steps of one.
 json do_generation(const json& a) {
   const std::uint64_t prompt = tokens_field(a, "prompt", "--prompt").value_or(8);
   const std::uint64_t steps = tokens_field(a, "steps", "--steps").value_or(16);
-  if (prompt == 0) throw InputError::value("--prompt", "0", "at least one prompt token");
-  if (steps == 0 || steps > 4096) throw InputError::value("--steps", std::to_string(steps), "1 to 4096 steps");
-  Workload w = workload(a);
   const ModelSpec m = load(a);
   json rows = json::array();
-  std::uint64_t cum_with = 0, cum_without = 0;
-  for (std::uint64_t n = 0; n < steps; ++n) {
-    const std::uint64_t seq = checked_add(prompt, n);               // tokens in the sequence at step n
-    const std::uint64_t with_cache = n == 0 ? prompt : 1;           // new tokens only
-    const std::uint64_t without_cache = seq;                        // everything again
-    cum_with = checked_add(cum_with, with_cache);
-    cum_without = checked_add(cum_without, without_cache);
-    w.tokens = seq;
-    const CacheSize s = cache_size(m, w);
-    rows.push_back({{"step", n},
-                    {"sequence_tokens", seq},
-                    {"tokens_computed_with_cache", with_cache},
-                    {"tokens_computed_without_cache", without_cache},
-                    {"cumulative_with_cache", cum_with},
-                    {"cumulative_without_cache", cum_without},
-                    {"cache_bytes", s.total_bytes}});
-  }
+  for (const auto& s : generation_steps(m, workload(a), prompt, steps)) rows.push_back(to_json(s));
   return {{"model", m.name}, {"prompt", prompt}, {"steps", steps}, {"rows", rows}};
 }
 
-#ifdef KVPLAN_WASM_HAVE_CHECK
 // `kvplan check --format json -- COMMAND` (a pasted launch command; the page reads no files):
 // the same steps as the CLI's run_check. "text" adds format_check_text for the report box.
 json do_check(const json& a) {
@@ -315,7 +281,6 @@ json do_check(const json& a) {
   const CheckResult r = check_deployment(d, c);
   return {{"check", to_json(r)}, {"text", format_check_text(r)}};
 }
-#endif
 
 // The library's own formatters for numbers the page prints: format_bytes ("42.95 GB (40.00
 // GiB)") and format_count ("1,234"), so the page and the CLI's text output spell them alike.
@@ -336,12 +301,8 @@ json do_dtypes(const json&) {
 
 json functions() {
   json f = {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation"};
-#ifdef KVPLAN_WASM_HAVE_PLANNER
   for (const char* n : {"gpus", "compare", "plan", "sweep"}) f.push_back(n);
-#endif
-#ifdef KVPLAN_WASM_HAVE_CHECK
   f.push_back("check");
-#endif
   return f;
 }
 
@@ -354,15 +315,11 @@ json dispatch(const std::string& fn, const json& a) {
   if (fn == "size") return do_size(a);
   if (fn == "inspect") return do_inspect(a);
   if (fn == "generation") return do_generation(a);
-#ifdef KVPLAN_WASM_HAVE_PLANNER
   if (fn == "gpus") return do_gpus(a);
   if (fn == "compare") return do_compare(a);
   if (fn == "plan") return do_plan(a);
   if (fn == "sweep") return do_sweep(a);
-#endif
-#ifdef KVPLAN_WASM_HAVE_CHECK
   if (fn == "check") return do_check(a);
-#endif
   std::string known;
   for (const auto& f : functions()) known += (known.empty() ? "" : ", ") + f.get<std::string>();
   throw InputError::value("function", fn, known);

@@ -9,14 +9,14 @@ arguments and wraps results (records are dicts with attribute access; sweeps are
     4697620480
 """
 from . import _core
-from ._core import (KvplanError, Layer, Model, dtypes, format_bytes, load, models, parse_bytes,
-                    parse_tokens, size)
+from ._core import (KvplanError, Layer, Model, dtypes, format_bytes, generation, load, models,
+                    parse_bytes, parse_tokens, size)
 from ._records import Record
 
 _core._set_record_type(Record)
 __version__ = _core.__version__
 
-__all__ = ["KvplanError", "Layer", "Model", "Record", "dtypes", "format_bytes", "load", "models",
+__all__ = ["KvplanError", "Layer", "Model", "Record", "dtypes", "format_bytes", "generation", "load", "models",
            "parse_bytes", "parse_tokens", "size", "to_dataframe"]
 
 from ._planner import (Sweep, compare, gpu, gpus, gpus_needed, gpus_to_hold, kv_dtype_ladder,  # noqa: E402

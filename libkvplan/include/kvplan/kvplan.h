@@ -3,6 +3,7 @@
 #include "kvplan/checked.h"
 #include "kvplan/dtype.h"
 #include "kvplan/error.h"
+#include "kvplan/generation.h"
 #include "kvplan/hardware.h"
 #include "kvplan/layer.h"
 #include "kvplan/model.h"
