@@ -1,8 +1,8 @@
 // Benchmark (not a test): how close the reference runtime runs to this machine's limits.
 // In one run it measures
 //   - memory bandwidth two ways: a STREAM-like triad a[i] = b[i] + s * c[i] (3 x 4 bytes per i,
-//     STREAM's convention, which does not count the write-allocate read), and a read-only sum
-//     (4 bytes per i). Decode is a read-only stream over the weights (GEMV) and the cache, so the
+//     STREAM's convention, which does not count the write-allocate read), and read-only (a
+//     sum and a row-split GEMV over 512 MiB, 4 bytes per float). Decode is a read-only stream over the weights (GEMV) and the cache, so the
 //     roofline uses the read bandwidth (best of runs before and after the decode steps); the
 //     triad is printed beside it for comparison,
 //   - Eigen's fp32 GEMM peak (n x n x n, 2 n^3 flops),
@@ -53,7 +53,10 @@ double triad_bytes_per_second(std::size_t n, int reps) {
 // written), probed two ways and the better kept: each thread summing its slice (Eigen's vectorised
 // reduction), and each thread running a GEMV over its block of rows of a row-major matrix, which
 // is exactly what the runtime's decode does with every weight (several rows in flight per thread).
+// Eigen's GEMV is single-threaded: each OpenMP thread runs its own, as the runtime's decode does.
 double read_bytes_per_second(const std::vector<float>& b, int reps) {
+  const int eigen_threads = Eigen::nbThreads();
+  Eigen::setNbThreads(1);
   using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const Eigen::Index cols = 2048, rows = static_cast<Eigen::Index>(b.size()) / cols;
   const Eigen::Map<const RowMat> W(b.data(), rows, cols);
@@ -84,6 +87,7 @@ double read_bytes_per_second(const std::vector<float>& b, int reps) {
     best = std::min(best, since(t));
     if (y(rows / 2) != static_cast<float>(cols)) std::cerr << "read: wrong GEMV result\n";
   }
+  Eigen::setNbThreads(eigen_threads);
   return sizeof(float) * static_cast<double>(rows * cols) / best;
 }
 
@@ -120,11 +124,8 @@ int main(int argc, char** argv) try {
   const double triad_bw = triad_bytes_per_second(quick ? (16u << 20) : (64u << 20), quick ? 3 : 5);
   // The bandwidth of a shared or virtual machine drifts: measure the read bandwidth before and
   // after the decode steps and take the best, so the roofline is a ceiling, not a lucky low.
-  // (Eigen's GEMV is single-threaded; each thread of the probe runs its own, as the runtime does.)
-  Eigen::setNbThreads(1);
   const std::vector<float> stream(quick ? (32u << 20) : (128u << 20), 1.0f);
   double bw = read_bytes_per_second(stream, quick ? 3 : 5);
-  Eigen::setNbThreads(threads);
   const double peak = gemm_flops_per_second(quick ? 768 : 2048, quick ? 2 : 3);
 
   runtime::Options opt;
@@ -148,9 +149,7 @@ int main(int argc, char** argv) try {
   }
   std::sort(step_s.begin(), step_s.end());
   const double decode_tps = 1.0 / step_s[step_s.size() / 2];  // median step
-  Eigen::setNbThreads(1);
   bw = std::max(bw, read_bytes_per_second(stream, quick ? 3 : 5));
-  Eigen::setNbThreads(threads);
   // Bytes one decode step reads: every weight once (the tied embedding is read whole as the
   // LM head) plus the K/V of the context (about ctx + steps/2 tokens on average).
   const double weight_bytes = 4.0 * model.weight_count();
