@@ -50,4 +50,17 @@ inline Workload workload(std::uint64_t tokens, std::uint64_t batch = 1, std::opt
   return w;
 }
 
+// The smallest window (sliding) or chunk (chunked) of the model, 0 when it has none: the token
+// counts around it are where a capped cache stops growing.
+inline std::uint64_t smallest_window(const ModelSpec& m) {
+  std::uint64_t w = 0;
+  for (const auto& l : m.layers) {
+    std::uint64_t x = 0;
+    if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) x = s->window;
+    if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) x = c->chunk;
+    if (x && (!w || x < w)) w = x;
+  }
+  return w;
+}
+
 }  // namespace kvplan::test

@@ -15,18 +15,6 @@ std::vector<std::string> bundled_ids() {
   for (const auto& b : bundled_models()) ids.push_back(b.id);
   return ids;
 }
-
-// The smallest window (sliding) or chunk (chunked) of the model, 0 when it has none.
-std::uint64_t smallest_window(const ModelSpec& m) {
-  std::uint64_t w = 0;
-  for (const auto& l : m.layers) {
-    std::uint64_t x = 0;
-    if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) x = s->window;
-    if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) x = c->chunk;
-    if (x && (!w || x < w)) w = x;
-  }
-  return w;
-}
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(runtime_measure)
@@ -121,7 +109,7 @@ BOOST_DATA_TEST_CASE(formula_equals_measured, bdata::make(bundled_ids()), id) {
   const ModelSpec spec = load_model(id);
   const Model model(spec);
   std::vector<std::uint64_t> tokens = {1, 7, 512, 4097};
-  if (auto w = smallest_window(spec)) tokens.insert(tokens.end(), {w - 1, w, w + 1});
+  if (auto w = test::smallest_window(spec)) tokens.insert(tokens.end(), {w - 1, w, w + 1});
   for (Dtype d : {Dtype::bf16, Dtype::fp8_e4m3, Dtype::q8_0, Dtype::q4_0}) {
     for (std::uint64_t n : tokens) {
       BOOST_TEST_CONTEXT(id << ", " << n << " tokens, " << name(d)) {

@@ -16,13 +16,7 @@ using namespace kvplan;
 namespace {
 // The token counts that matter for a model: around its smallest window or chunk, else random.
 std::uint64_t interesting_tokens(const ModelSpec& m, test::RandomArch& g) {
-  std::uint64_t w = 0;
-  for (const auto& l : m.layers) {
-    std::uint64_t x = 0;
-    if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) x = s->window;
-    if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) x = c->chunk;
-    if (x && (!w || x < w)) w = x;
-  }
+  const std::uint64_t w = test::smallest_window(m);
   if (w && w <= 600 && g.coin()) return std::max<std::uint64_t>(1, w - 1 + g.range(0, 2));  // window-1 .. window+1
   return g.range(1, 600);
 }
