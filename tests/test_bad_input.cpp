@@ -47,6 +47,26 @@ BOOST_AUTO_TEST_CASE(overflow_is_an_error_not_a_wrapped_number) {
   BOOST_TEST(checked_mul(1ull << 31, 1ull << 32) == 1ull << 63);
 }
 
+// The layer cap is a boundary, not a guess: kMaxLayers layers load and size linearly (one
+// LayerSpec each), one more is an error naming the field. Deeper files used to be accepted up to
+// 2^20 layers and took minutes per report under the sanitizers (the fuzz smoke timed out).
+BOOST_AUTO_TEST_CASE(layer_count_cap_is_exact) {
+  auto config = [](std::uint64_t layers) {
+    return R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+               "intermediate_size": 128, "vocab_size": 256, "torch_dtype": "bfloat16", "num_hidden_layers": )" +
+           std::to_string(layers) + "}";
+  };
+  auto m = load_model_from_json(config(kMaxLayers), "deep.json");
+  BOOST_TEST(m.num_layers() == kMaxLayers);
+  Workload w;
+  w.tokens = 1000;
+  // 2 (K and V) x 2 KV heads x 16 head dim x 2 bytes (bf16) x tokens x layers
+  BOOST_TEST(cache_size(m, w).total_bytes == 2ull * 2 * 16 * 2 * 1000 * kMaxLayers);
+  BOOST_TEST(to_json(m)["layer_counts"]["full_attention"].get<std::uint64_t>() == kMaxLayers);
+  BOOST_CHECK_EXCEPTION(load_model_from_json(config(kMaxLayers + 1), "deep.json"), ConfigError,
+                        test::HasMessage({"deep.json", "num_hidden_layers", "at most 16,384", "16385"}));
+}
+
 BOOST_AUTO_TEST_CASE(bad_workloads) {
   auto m = load_model("Qwen/Qwen3-0.6B");
   Workload w;

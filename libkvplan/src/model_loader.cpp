@@ -14,6 +14,7 @@
 #include "kvplan/checked.h"
 #include "kvplan/model.h"
 #include "kvplan/registry.h"
+#include "kvplan/units.h"
 #include "parameters_internal.h"
 
 namespace kvplan {
@@ -34,10 +35,9 @@ struct Ctx {
 
 std::uint64_t num_layers(const ConfigView& c) {
   auto n = c.require_uint_any({"num_hidden_layers", "n_layer", "num_layers", "n_layers"});
-  constexpr std::uint64_t kMaxLayers = 1u << 20;  // far beyond any real model; keeps allocation sane
   if (n > kMaxLayers) {
     for (auto k : {"num_hidden_layers", "n_layer", "num_layers", "n_layers"})
-      if (c.has(k)) c.fail(k, "a layer count of at most 1,048,576", &c.text()[k]);
+      if (c.has(k)) c.fail(k, "a layer count of at most " + format_count(kMaxLayers), &c.text()[k]);
   }
   return n;
 }

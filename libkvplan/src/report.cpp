@@ -160,7 +160,10 @@ nlohmann::json to_json(const ModelSpec& m) {
   j["num_attention_heads"] = m.dims.num_attention_heads;
   j["vocab_size"] = m.dims.vocab_size;
   auto counts = nlohmann::json::object();
-  for (const auto& l : m.layers) counts[std::string(kind_name(l.cache))] = m.count_kind(kind_name(l.cache));
+  for (const auto& l : m.layers) {
+    auto& n = counts[std::string(kind_name(l.cache))];
+    n = n.is_null() ? 1u : n.get<std::uint64_t>() + 1;
+  }
   j["layer_counts"] = counts;
   auto layers = nlohmann::json::array();
   for (const auto& l : m.layers) {

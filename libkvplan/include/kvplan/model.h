@@ -68,6 +68,11 @@ struct ModelSpec {
   bool has_kind(std::string_view kind) const { return count_kind(kind) > 0; }
 };
 
+// The deepest config kvplan accepts. Published models stop near 130 layers and research runs
+// near 1,000; anything deeper is a typo or a hostile file, and every layer costs work in every
+// report.
+inline constexpr std::uint64_t kMaxLayers = 1u << 14;
+
 struct LoadOptions {
   // Explicit assumptions the user accepts (CLI --assume). Known: "dense" (an unknown
   // model_type with plain attention fields is read as full attention on every layer),
