@@ -41,6 +41,11 @@ for exe in "$build"/bin/fuzz_*; do
 done
 wait
 if ls fuzz/artifacts/* >/dev/null 2>&1; then
-  echo "fuzz: crashes found in fuzz/artifacts/"; exit 1
+  # CI keeps only the log: print each input (base64, first 4 KiB) so it can be replayed from there.
+  for a in fuzz/artifacts/*; do
+    printf '== %s (%s bytes), base64:\n' "$a" "$(stat -c %s "$a")"
+    head -c 4096 "$a" | base64 -w 100
+  done
+  echo "fuzz: crashes or timeouts found in fuzz/artifacts/"; exit 1
 fi
 echo "fuzz: no crash"
