@@ -69,7 +69,10 @@ Dtype parse_dtype(std::string_view text, std::string_view what) {
     if (dist < best_d) best_d = dist, best = d.name;
   }
   std::string names;
-  for (const auto& d : kTable) names += (names.empty() ? "" : " ") + std::string(d.name);
+  for (const auto& d : kTable) {
+    if (!names.empty()) names += ' ';
+    names += d.name;
+  }
   if (!best.empty()) throw InputError::unknown(what, text, best);
   throw InputError::value(what, text, "one of: " + names + " (or auto)");
 }

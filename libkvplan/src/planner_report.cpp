@@ -115,14 +115,17 @@ std::string format_plan_text(const Plan& p) {
                          std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")");
   if (p.pp > 1) {
     std::string split;
-    for (auto n : p.pp_layers) split += (split.empty() ? "" : "/") + std::to_string(n);
+    for (auto n : p.pp_layers) {
+      if (!split.empty()) split += '/';
+      split += std::to_string(n);
+    }
     line("pipeline layers", split + " (busiest stage " + std::to_string(p.busiest_stage) + ")");
   }
   line("load", format_count(p.concurrency) + " sequence" + (p.concurrency == 1 ? "" : "s") + " x " +
                    format_count(p.context) + " tokens" +
                    (p.shared_prefix_tokens ? " (" + format_count(p.shared_prefix_tokens) + " shared prefix)" : "") +
                    ", KV " + std::string(name(p.dtypes.k)) +
-                   (p.dtypes.k == p.dtypes.v ? "" : "/" + std::string(name(p.dtypes.v))));
+                   (p.dtypes.k == p.dtypes.v ? std::string() : std::string("/").append(name(p.dtypes.v))));
   line("fits", p.fits ? "yes" : "NO");
   if (!p.fits) line("reason", p.reason);
   o += "per GPU\n";
