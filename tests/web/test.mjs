@@ -402,6 +402,25 @@ async function main() {
     await shot(page, 'loop');
   });
 
+  await test('Generation loop: counts past 2^53 stay exact (the page does not round them as doubles)', async () => {
+    // Mamba's cache does not grow with tokens, so a prompt of 2^51 + 1 tokens still fits in 64
+    // bits. Without the cache, 5 steps recompute 5P + (0 + 1 + 2 + 3 + 4) tokens: 5 * 2^51 + 15,
+    // an odd number past 2^53 that no double holds (JSON.parse would show ...256).
+    const prompt = (1n << 51n) + 1n;
+    const total = 5n * prompt + 10n;  // 11,258,999,068,426,255
+    check(total > BigInt(Number.MAX_SAFE_INTEGER) && BigInt(Number(total)) !== total, 'the test value is not a double');
+    await setField(page, 'loop', 'model', 'ArthurZ/mamba-2.8b');
+    await setField(page, 'loop', 'prompt', prompt.toString());
+    await setField(page, 'loop', 'steps', '5');
+    const cell = '#loop-table [data-path="rows.4.cumulative_without_cache"]';
+    eq(await value(page, cell), total.toString(), 'total without cache, step 4 (data-value)');
+    eq(await page.textContent(cell), total.toLocaleString('en-US'), 'total without cache, step 4 (text)');
+    eq(await value(page, '#loop-table [data-path="rows.4.sequence_tokens"]'), (prompt + 4n).toString(), 'sequence tokens, step 4');
+    await setField(page, 'loop', 'model', 'Qwen/Qwen3-0.6B');
+    await setField(page, 'loop', 'prompt', '8');
+    await setField(page, 'loop', 'steps', '16');
+  });
+
   const hasCheck = await page.isVisible('#tab-check');
   if (hasCheck) {
     await test('Engine check: a pasted vllm serve command gets kvplan check\'s verdict', async () => {

@@ -5,7 +5,6 @@
 'use strict';
 
 let lib = null;
-let HAVE_GPUS = false;
 const charts = {};
 window.kvplanCharts = charts;  // read by the browser tests
 const PANELS = ['model', 'compare', 'fit', 'speed', 'loop', 'check'];
@@ -17,9 +16,21 @@ const DEFAULT_COMPARE = [
 
 class KvplanError extends Error {}
 
+// Byte counts pass 2^53 in petabyte-scale plans, where a JS number would round them. An integer
+// a double cannot hold keeps its exact digits as a BigInt (JSON.parse source text access) and
+// goes back to the library as the same digits (JSON.rawJSON). Browsers without these keep the
+// rounded number, as before.
+const EXACT_JSON = typeof JSON.rawJSON === 'function';
+function exactInts(key, v, ctx) {
+  return typeof v === 'number' && !Number.isSafeInteger(v) && ctx && /^\d+$/.test(ctx.source) ? BigInt(ctx.source) : v;
+}
+function rawBigInts(key, v) { return typeof v === 'bigint' ? JSON.rawJSON(v.toString()) : v; }
+// Charts plot doubles.
+const plotted = (v) => Number(v);
+
 function call(fn, args) {
-  const text = lib.ccall('kvplan_call', 'string', ['string', 'string'], [fn, JSON.stringify(args || {})]);
-  const r = JSON.parse(text);
+  const text = lib.ccall('kvplan_call', 'string', ['string', 'string'], [fn, JSON.stringify(args || {}, EXACT_JSON ? rawBigInts : undefined)]);
+  const r = EXACT_JSON ? JSON.parse(text, exactInts) : JSON.parse(text);
   if (!r.ok) throw new KvplanError(r.error);
   return r.result;
 }
@@ -201,7 +212,7 @@ const RENDER = {
     chart('chart-model', {
       type: 'bar',
       data: { labels: s.layers.map((l) => String(l.index)),
-        datasets: [{ label: `bytes per layer at ${fmtCount(s.tokens)} tokens x ${s.batch}`, data: s.layers.map((l) => l.bytes),
+        datasets: [{ label: `bytes per layer at ${fmtCount(s.tokens)} tokens x ${s.batch}`, data: s.layers.map((l) => plotted(l.bytes)),
           backgroundColor: s.layers.map((l) => KIND_COLORS[l.kind] || '#888') }] },
       options: { plugins: { tooltip: { callbacks: { label: (c) => `${s.layers[c.dataIndex].kind}: ${fmtBytes(c.raw)}` } } },
         scales: { x: { title: { display: true, text: 'layer' } }, y: { title: { display: true, text: 'bytes' } } } },
@@ -226,7 +237,7 @@ const RENDER = {
     chart('chart-compare', {
       type: 'bar',
       data: { labels: r.models.map((m) => m.model.split('/').pop()),
-        datasets: [{ label: `cache of one conversation at ${fmtCount(r.tokens)} tokens`, data: r.models.map((m) => m.cache_bytes), backgroundColor: '#3b6fb6' }] },
+        datasets: [{ label: `cache of one conversation at ${fmtCount(r.tokens)} tokens`, data: r.models.map((m) => plotted(m.cache_bytes)), backgroundColor: '#3b6fb6' }] },
       options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(c.raw) } } } },
     });
   },
@@ -262,7 +273,7 @@ const RENDER = {
       ['reserved', g.reserved_bytes, '#e0a100'], ['free', g.free_bytes, '#2e9e5b'], ['short', g.shortfall_bytes, '#c0392b']];
     chart('chart-fit', {
       type: 'bar',
-      data: { labels: ['per GPU'], datasets: parts.map(([label, b, c]) => ({ label, data: [b], backgroundColor: c })) },
+      data: { labels: ['per GPU'], datasets: parts.map(([label, b, c]) => ({ label, data: [plotted(b)], backgroundColor: c })) },
       options: { indexAxis: 'y', scales: { x: { stacked: true }, y: { stacked: true } },
         plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtBytes(c.raw)}` } } } },
     });
@@ -321,7 +332,7 @@ const RENDER = {
       const box = document.getElementById(id);
       box.replaceChildren();
       for (let t = 0; t < row.sequence_tokens && t < 512; t++) {
-        const isComputed = t >= row.sequence_tokens - computed;
+        const isComputed = t >= Number(row.sequence_tokens) - Number(computed);
         box.append(el('span', { class: 'tok' + (isComputed ? ' computed' : '') + (t < r.prompt ? ' prompt' : ''), title: `token ${t}` }));
       }
     };
@@ -339,10 +350,10 @@ const RENDER = {
     chart('chart-loop', {
       type: 'line',
       data: { labels: r.rows.map((x) => String(x.step)), datasets: [
-        { label: 'computed this step, with cache', data: r.rows.map((x) => x.tokens_computed_with_cache), borderColor: '#3b6fb6', backgroundColor: '#3b6fb6' },
-        { label: 'computed this step, without cache', data: r.rows.map((x) => x.tokens_computed_without_cache), borderColor: '#c0392b', backgroundColor: '#c0392b' },
-        { label: 'total so far, with cache', data: r.rows.map((x) => x.cumulative_with_cache), borderColor: '#3b6fb6', borderDash: [6, 4], pointRadius: 0 },
-        { label: 'total so far, without cache', data: r.rows.map((x) => x.cumulative_without_cache), borderColor: '#c0392b', borderDash: [6, 4], pointRadius: 0 },
+        { label: 'computed this step, with cache', data: r.rows.map((x) => plotted(x.tokens_computed_with_cache)), borderColor: '#3b6fb6', backgroundColor: '#3b6fb6' },
+        { label: 'computed this step, without cache', data: r.rows.map((x) => plotted(x.tokens_computed_without_cache)), borderColor: '#c0392b', backgroundColor: '#c0392b' },
+        { label: 'total so far, with cache', data: r.rows.map((x) => plotted(x.cumulative_with_cache)), borderColor: '#3b6fb6', borderDash: [6, 4], pointRadius: 0 },
+        { label: 'total so far, without cache', data: r.rows.map((x) => plotted(x.cumulative_without_cache)), borderColor: '#c0392b', borderDash: [6, 4], pointRadius: 0 },
       ] },
       options: { scales: { x: { title: { display: true, text: 'step' } }, y: { title: { display: true, text: 'tokens computed' } } } },
     });
@@ -385,7 +396,7 @@ function compareModels() {
 function fillPickers() {
   const models = call('models').models.map((m) => m.id);
   const dtypes = call('dtypes').dtypes.map((d) => d.name);
-  const gpus = HAVE_GPUS ? call('gpus').gpus : [];
+  const gpus = call('gpus').gpus;
   const opt = (value, text) => el('option', { value, text: text || value });
   for (const s of document.querySelectorAll('select[data-models]')) s.replaceChildren(...models.map((m) => opt(m)));
   for (const s of document.querySelectorAll('select[data-dtypes]')) s.replaceChildren(opt('auto', 'auto (model dtype)'), ...dtypes.map((d) => opt(d)));
@@ -435,15 +446,6 @@ async function start() {
   try {
     lib = await createKvplan();
     document.getElementById('version').textContent = 'libkvplan ' + call('version').version + '.';
-    // Panels appear when their part of the library is built in (planner, engine check).
-    const have = new Set(call('functions').functions);
-    const needs = { compare: 'compare', fit: 'plan', speed: 'sweep', check: 'check' };
-    for (const [p, fn] of Object.entries(needs)) {
-      if (have.has(fn)) continue;
-      document.getElementById('tab-' + p).hidden = true;
-      PANELS.splice(PANELS.indexOf(p), 1);
-    }
-    HAVE_GPUS = have.has('gpus');
     fillPickers();
     wire();
     setupTabs();

@@ -300,10 +300,8 @@ json do_dtypes(const json&) {
 }
 
 json functions() {
-  json f = {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation"};
-  for (const char* n : {"gpus", "compare", "plan", "sweep"}) f.push_back(n);
-  f.push_back("check");
-  return f;
+  return {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation",
+          "gpus",      "compare", "plan",   "sweep",  "check"};
 }
 
 json dispatch(const std::string& fn, const json& a) {
