@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "kvplan/units.h"
@@ -159,11 +160,8 @@ nlohmann::json to_json(const ModelSpec& m) {
   j["hidden_size"] = m.dims.hidden_size;
   j["num_attention_heads"] = m.dims.num_attention_heads;
   j["vocab_size"] = m.dims.vocab_size;
-  auto counts = nlohmann::json::object();
-  for (const auto& l : m.layers) {
-    auto& n = counts[std::string(kind_name(l.cache))];
-    n = n.is_null() ? 1u : n.get<std::uint64_t>() + 1;
-  }
+  std::map<std::string, std::uint64_t> counts;  // one pass: deep configs made a per-layer count quadratic
+  for (const auto& l : m.layers) ++counts[std::string(kind_name(l.cache))];
   j["layer_counts"] = counts;
   auto layers = nlohmann::json::array();
   for (const auto& l : m.layers) {
