@@ -25,7 +25,7 @@ function exactInts(key, v, ctx) {
   return typeof v === 'number' && !Number.isSafeInteger(v) && ctx && /^\d+$/.test(ctx.source) ? BigInt(ctx.source) : v;
 }
 function rawBigInts(key, v) { return typeof v === 'bigint' ? JSON.rawJSON(v.toString()) : v; }
-// Charts plot doubles.
+// Charts plot doubles; their tooltips format the exact values.
 const plotted = (v) => Number(v);
 
 function call(fn, args) {
@@ -214,7 +214,7 @@ const RENDER = {
       data: { labels: s.layers.map((l) => String(l.index)),
         datasets: [{ label: `bytes per layer at ${fmtCount(s.tokens)} tokens x ${s.batch}`, data: s.layers.map((l) => plotted(l.bytes)),
           backgroundColor: s.layers.map((l) => KIND_COLORS[l.kind] || '#888') }] },
-      options: { plugins: { tooltip: { callbacks: { label: (c) => `${s.layers[c.dataIndex].kind}: ${fmtBytes(c.raw)}` } } },
+      options: { plugins: { tooltip: { callbacks: { label: (c) => `${s.layers[c.dataIndex].kind}: ${fmtBytes(s.layers[c.dataIndex].bytes)}` } } },
         scales: { x: { title: { display: true, text: 'layer' } }, y: { title: { display: true, text: 'bytes' } } } },
     });
   },
@@ -238,7 +238,7 @@ const RENDER = {
       type: 'bar',
       data: { labels: r.models.map((m) => m.model.split('/').pop()),
         datasets: [{ label: `cache of one conversation at ${fmtCount(r.tokens)} tokens`, data: r.models.map((m) => plotted(m.cache_bytes)), backgroundColor: '#3b6fb6' }] },
-      options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(c.raw) } } } },
+      options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(r.models[c.dataIndex].cache_bytes) } } } },
     });
   },
 
@@ -275,7 +275,7 @@ const RENDER = {
       type: 'bar',
       data: { labels: ['per GPU'], datasets: parts.map(([label, b, c]) => ({ label, data: [plotted(b)], backgroundColor: c })) },
       options: { indexAxis: 'y', scales: { x: { stacked: true }, y: { stacked: true } },
-        plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtBytes(c.raw)}` } } } },
+        plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtBytes(parts[c.datasetIndex][1])}` } } } },
     });
     const notes = document.getElementById('fit-notes');
     notes.replaceChildren(...p.notes.map((n) => el('li', { text: n })));
