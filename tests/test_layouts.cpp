@@ -1,7 +1,7 @@
 // Per-family layer layouts on the real bundled configs, plus the transformers defaults.
 #include <set>
 
-#include "config_view.h"
+#include "util/config_view.h"
 #include "helpers.h"
 
 using namespace kvplan;

@@ -14,6 +14,7 @@
 
 #include "kvplan/dtype.h"
 #include "kvplan/model.h"
+#include "kvplan/units.h"
 
 namespace kvplan {
 
@@ -266,8 +267,5 @@ std::string format_engine_text(const LlamaCppResult& r);
 std::string format_engine_text(const SglangResult& r);
 std::string format_engine_text(const TrtllmResult& r);
 
-// Python-style number formats used in the engines' own log lines.
-std::string format_fixed(double v, int decimals);           // "%.2f"
-std::string format_llama_mib(std::uint64_t bytes);           // "%7.2f" of bytes / 2^20 as float
 
 }  // namespace kvplan

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kvplan/text.h"
+
 namespace kvplan {
 
 // The configs bundled into the binary (model_configs/), looked up by Hugging Face id.
@@ -18,8 +20,5 @@ std::vector<BundledModel> bundled_models();
 std::optional<BundledModel> find_bundled(std::string_view id);
 // Closest ids, for "did you mean".
 std::vector<std::string> suggest_bundled(std::string_view id, std::size_t max = 3);
-
-// Edit distance used for "did you mean" everywhere (models, GPUs, dtypes).
-std::size_t edit_distance(std::string_view a, std::string_view b);
 
 }  // namespace kvplan

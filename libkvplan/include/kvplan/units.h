@@ -21,5 +21,8 @@ std::string format_gb(std::uint64_t bytes, int decimals = 2);   // 10^9
 std::string format_gib(std::uint64_t bytes, int decimals = 2);  // 2^30
 std::string format_mib(std::uint64_t bytes, int decimals = 2);  // 2^20
 std::string format_count(std::uint64_t n);                      // 1,234,567
+// Number formats of the engines' own log lines.
+std::string format_fixed(double v, int decimals);           // Python "%.2f"
+std::string format_llama_mib(std::uint64_t bytes);           // llama.cpp "%7.2f" of bytes / 2^20 as float
 
 }  // namespace kvplan

@@ -1,6 +1,6 @@
 #pragma once
 // Internal: parameter counting from the parsed config (parameters.cpp).
-#include "config_view.h"
+#include "util/config_view.h"
 #include "kvplan/model.h"
 
 namespace kvplan::detail {

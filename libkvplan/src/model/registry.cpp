@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "bundled_data.h"
+#include "model/bundled_data.h"
 
 namespace kvplan {
 
@@ -14,21 +14,6 @@ std::string lower(std::string_view s) {
   return r;
 }
 }  // namespace
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t sub = prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) !=
-                                       std::tolower(static_cast<unsigned char>(b[j - 1])));
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 std::vector<BundledModel> bundled_models() {
   std::vector<BundledModel> out;

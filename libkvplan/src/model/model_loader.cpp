@@ -10,12 +10,12 @@
 #include <set>
 #include <sstream>
 
-#include "config_view.h"
+#include "util/config_view.h"
 #include "kvplan/checked.h"
 #include "kvplan/model.h"
 #include "kvplan/registry.h"
 #include "kvplan/units.h"
-#include "parameters_internal.h"
+#include "model/parameters_internal.h"
 
 namespace kvplan {
 

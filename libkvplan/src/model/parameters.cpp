@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "kvplan/checked.h"
-#include "parameters_internal.h"
+#include "model/parameters_internal.h"
 
 namespace kvplan {
 

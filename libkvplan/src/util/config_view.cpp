@@ -1,4 +1,4 @@
-#include "config_view.h"
+#include "util/config_view.h"
 
 #include <cmath>
 #include <limits>

@@ -7,7 +7,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
-#include "kvplan/registry.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 

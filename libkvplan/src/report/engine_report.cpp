@@ -29,20 +29,6 @@ std::string_view engine_name(EngineKind e) {
   return "";
 }
 
-std::string format_fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string format_llama_mib(std::uint64_t bytes) {
-  // llama.cpp: (float)bytes / (1024.0f * 1024.0f) printed with %7.2f.
-  char buf[64];
-  const float mib = static_cast<float>(bytes) / (1024.0f * 1024.0f);
-  std::snprintf(buf, sizeof buf, "%7.2f", static_cast<double>(mib));
-  return buf;
-}
-
 namespace {
 nlohmann::json common(std::string_view engine, const std::vector<std::string>& logs, const std::vector<std::string>& notes) {
   nlohmann::json j;

@@ -1,4 +1,4 @@
-#include "config_view.h"
+#include "util/config_view.h"
 #include "kvplan/hardware.h"
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
-#include "kvplan/registry.h"
+#include "kvplan/text.h"
 #include "kvplan/units.h"
 
 namespace kvplan {

@@ -1,7 +1,7 @@
 // kvplan check: launch-command / deployment-file parsing, the memory each engine budgets on the
 // named GPU, and the verdict. The engine math lives in engine_*.cpp; this file only maps flags
 // onto the engines' options structs and compares the results with the requirements.
-#include "config_view.h"
+#include "util/config_view.h"
 #include "kvplan/check.h"
 
 #include <algorithm>
