@@ -157,7 +157,7 @@ std::string format_plan_text(const Plan& p) {
                             " + cache " + format_bytes(p.kv_bytes_read_per_step) + " read per GPU)");
   line("  decode speed", fixed(p.decode_tokens_per_second, 1) + " tok/s per sequence, " +
                              fixed(p.decode_tokens_per_second_aggregate, 1) + " tok/s total");
-  line("  cache > weights at", format_count(static_cast<std::uint64_t>(p.crossover_tokens + 0.999999)) +
+  line("  cache > weights at", format_count(p.crossover_tokens) +
                                    " tokens in the batch (" + format_count(p.crossover_concurrency) + " sequences of " +
                                    format_count(p.context) + ")");
   line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
