@@ -57,6 +57,9 @@ struct ModelSpec {
   Dtype dtype = Dtype::bf16;   // torch_dtype / dtype (the "auto" cache dtype)
   std::optional<Dtype> conv_state_dtype;  // config-named recurrent dtypes, if any
   std::optional<Dtype> ssm_state_dtype;
+  // The SSM state dtype vLLM's implementation of this family uses when the user leaves it
+  // "auto" (Nemotron-H: float32); a family fact, set by the loader.
+  std::optional<Dtype> vllm_ssm_state_dtype;
   ModelDims dims;
   std::vector<LayerSpec> layers;
   ParameterCounts params;

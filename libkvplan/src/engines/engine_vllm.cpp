@@ -193,8 +193,7 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
     throw InputError::value("--mamba-cache-mode", c.mamba_mode, "none, align or all");
   if (has_state) r.mamba_cache_mode = c.mamba_mode;
   const Dtype conv_dt = state_dtype(o.mamba_cache_dtype, serving_dtype(m), "--mamba-cache-dtype");
-  Dtype ssm_default = m.ssm_state_dtype.value_or(conv_dt);
-  if (m.model_type == "nemotron_h" && !m.ssm_state_dtype) ssm_default = Dtype::fp32;
+  const Dtype ssm_default = m.ssm_state_dtype.value_or(m.vllm_ssm_state_dtype.value_or(conv_dt));
 
   // Per-layer specs on one rank (before hybrid alignment).
   std::vector<Spec> all;

@@ -1,0 +1,132 @@
+// DeepSeek-V2/V3/V3.2 and Kimi K2: multi-head latent attention (one latent + rope key per token;
+// V3.2 adds the sparse-attention indexer key), MoE with shared experts, MTP modules.
+#include "kvplan/checked.h"
+#include "model/mapping.h"
+#include "model/parameters_internal.h"
+
+namespace kvplan::detail::families {
+
+namespace {
+using u64 = std::uint64_t;
+using C = WeightComponent;
+using K = WeightKind;
+
+// DeepSeek MHA variants (kv_lora_rank null) cache full per-head K and V.
+void map_mla_layers(const LoadCtx& x, bool indexer) {
+  const auto& c = x.cfg;
+  const u64 n = num_layers(c);
+  const u64 heads = attention_heads(c);
+  x.m.dims.mla_qk_nope_head_dim = c.require_uint("qk_nope_head_dim");
+  const u64 rope = c.require_uint("qk_rope_head_dim");
+  x.m.dims.mla_v_head_dim = c.require_uint("v_head_dim");
+  x.m.dims.mla_q_lora_rank = c.uint("q_lora_rank").value_or(0);
+  x.m.dims.q_head_dim = x.m.dims.mla_qk_nope_head_dim + rope;
+  reject_unmapped(x, {"sliding_window"});
+  if (!c.has("kv_lora_rank")) {
+    const u64 kv = kv_heads(x, heads);
+    for (u64 i = 0; i < n; ++i) x.add(i, build::full_attention(kv, x.m.dims.q_head_dim, x.m.dims.mla_v_head_dim));
+    return;
+  }
+  const u64 rank = c.require_uint("kv_lora_rank");
+  const u64 index_dim = (indexer || c.has("index_topk")) ? c.require_uint("index_head_dim") : 0;
+  for (u64 i = 0; i < n; ++i) x.add(i, build::mla(rank, rope, index_dim));
+}
+void map_mla(const LoadCtx& x) { map_mla_layers(x, false); }
+void map_mla_indexed(const LoadCtx& x) { map_mla_layers(x, true); }
+
+void mla_attention(const ParamCtx& x, const std::string& p) {
+  const auto& d = x.m.dims;
+  const u64 h = x.h(), heads = x.heads();
+  const bool bias = x.c.boolean("attention_bias").value_or(false);
+  const auto mla = build::mla_dims(x.cache(0));
+  const u64 q_dim = checked_mul(heads, d.q_head_dim);
+  if (d.mla_q_lora_rank) {
+    x.inv.linear(C::attention, p + "q_a_proj", d.mla_q_lora_rank, h, bias);
+    x.inv.norm(C::attention, p + "q_a_layernorm", d.mla_q_lora_rank);
+    x.inv.linear(C::attention, p + "q_b_proj", q_dim, d.mla_q_lora_rank);
+  } else {
+    x.inv.linear(C::attention, p + "q_proj", q_dim, h);
+  }
+  if (mla) {
+    x.inv.linear(C::attention, p + "kv_a_proj_with_mqa", mla->kv_lora_rank + mla->rope_dim, h, bias);
+    x.inv.norm(C::attention, p + "kv_a_layernorm", mla->kv_lora_rank);
+    x.inv.linear(C::attention, p + "kv_b_proj", heads * (d.mla_qk_nope_head_dim + d.mla_v_head_dim),
+                 mla->kv_lora_rank);
+    if (mla->index_dim) {
+      // DeepSeek-V3.2 sparse-attention indexer (inference/model.py Indexer).
+      const u64 ih = x.c.require_uint("index_n_heads"), id = mla->index_dim;
+      const u64 q_in = d.mla_q_lora_rank ? d.mla_q_lora_rank : h;
+      x.inv.linear(C::other, p + "indexer.wq_b", ih * id, q_in);
+      x.inv.linear(C::other, p + "indexer.wk", id, h);
+      x.inv.norm(C::other, p + "indexer.k_norm", id, true);
+      x.inv.linear(C::other, p + "indexer.weights_proj", ih, h);
+    }
+  } else {
+    const build::AttnDims a = x.attn(0);
+    x.inv.linear(C::attention, p + "k_proj", a.kv * a.k_dim, h, bias);
+    x.inv.linear(C::attention, p + "v_proj", a.kv * a.v_dim, h, bias);
+  }
+  x.inv.linear(C::attention, p + "o_proj", h, heads * d.mla_v_head_dim, bias);
+}
+
+void deepseek_layer(const ParamCtx& x, u64 i, const std::string& p) {
+  const auto& c = x.c;
+  const u64 h = x.h();
+  mla_attention(x, p + "self_attn.");
+  const u64 e = x.m.dims.num_experts;
+  const u64 first_dense = c.uint("first_k_dense_replace", true).value_or(0);
+  const u64 freq = c.uint("moe_layer_freq").value_or(1);
+  if (e > 0 && i >= first_dense && i % freq == 0) {
+    MoeStyle ms;
+    ms.prefix = p + "mlp.";
+    ms.router_correction_bias = c.string("topk_method").value_or("") == "noaux_tc";
+    ms.shared_i = checked_mul(x.m.dims.moe_intermediate_size, c.uint("n_shared_experts", true).value_or(0));
+    ms.shared = "shared_experts.";
+    moe_block(x, ms, e, top_k(x), x.m.dims.moe_intermediate_size);
+  } else {
+    gated_mlp(x.inv, C::mlp_dense, p + "mlp.", h, x.m.dims.intermediate_size);
+  }
+  x.inv.norm(C::norms, p + "input_layernorm", h);
+  x.inv.norm(C::norms, p + "post_attention_layernorm", h);
+}
+
+void count_deepseek(const ParamCtx& x) {
+  const u64 h = x.h();
+  for (std::size_t i = 0; i < x.n(); ++i) deepseek_layer(x, i, "model.layers.*.");
+  x.inv.norm(C::norms, "model.norm", h);
+  embeddings(x.inv, x.m);
+  // Multi-token-prediction modules (stored after the main layers): each a full decoder layer
+  // plus enorm/hnorm, eh_proj (h x 2h) and its own copy of the embedding and output head.
+  const u64 nextn = x.c.uint("num_nextn_predict_layers", true).value_or(0);
+  if (nextn) {
+    x.inv.mtp = true;
+    for (u64 j = 0; j < nextn; ++j) {
+      const std::string p = "model.layers.mtp.";
+      deepseek_layer(x, x.n() + j, p);
+      x.inv.norm(C::norms, p + "enorm", h);
+      x.inv.norm(C::norms, p + "hnorm", h);
+      x.inv.linear(C::other, p + "eh_proj", h, 2 * h);
+      x.inv.norm(C::norms, p + "shared_head.norm", h);
+      x.inv.add(C::embedding, K::embedding, p + "embed_tokens.weight", x.m.dims.vocab_size, h);
+      x.inv.linear(C::lm_head, p + "shared_head.head", x.m.dims.vocab_size, h);
+    }
+    x.inv.mtp = false;
+    x.note("deepseek: " + std::to_string(nextn) +
+           " MTP layer(s) counted in mtp (not in total), each with its stored copy of the embedding and head");
+  }
+}
+
+}  // namespace
+
+std::vector<Family> deepseek() {
+  return {Family{.name = "deepseek",
+                 .model_types = {"deepseek_v2", "deepseek_v3", "kimi_k2"},
+                 .map_layers = map_mla,
+                 .count_params = count_deepseek},
+          Family{.name = "deepseek_v32",
+                 .model_types = {"deepseek_v32"},
+                 .map_layers = map_mla_indexed,
+                 .count_params = count_deepseek}};
+}
+
+}  // namespace kvplan::detail::families

@@ -1,0 +1,113 @@
+// Gemma 4: per-layer-type attention (global layers: own head dim and KV heads), a dense MLP in
+// every layer plus a routed-expert block beside it when enable_moe_block, per-layer inputs.
+#include <algorithm>
+
+#include "kvplan/checked.h"
+#include "model/mapping.h"
+#include "model/parameters_internal.h"
+
+namespace kvplan::detail::families {
+
+namespace {
+using u64 = std::uint64_t;
+using C = WeightComponent;
+using K = WeightKind;
+
+// Full (global) layers have their own KV head count and head dim.
+void map_gemma4(const LoadCtx& x) {
+  const auto& c = x.cfg;
+  const std::string& mt = c.model_type();
+  const u64 n = num_layers(c);
+  const build::AttnDims a = attention_shape(x);
+  std::vector<Slot> slots = layer_types_field(x, n);
+  if (slots.empty()) {
+    if (!x.assumed("dense"))
+      throw UnsupportedArchitecture::model_type(c.source(), mt, "no mapping; pass --assume dense if it is plain attention");
+    slots = plain_attention_slots(x, n);
+  }
+  u64 window = 0;
+  if (std::count(slots.begin(), slots.end(), Slot::sliding) > 0) window = require_window(x);
+  build::AttnDims g = a;
+  g.kv = c.uint("num_global_key_value_heads").value_or(a.kv);
+  g.k_dim = g.v_dim = c.uint("global_head_dim").value_or(a.k_dim);
+  if (c.boolean("attention_k_eq_v").value_or(false))
+    x.note(mt + ": attention_k_eq_v: global layers compute V from the K projection; kvplan counts K and V "
+                "as separate cache tensors, as the engines store them");
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i] == Slot::sliding) x.add(i, build::sliding_attention(a.kv, a.k_dim, a.v_dim, window));
+    else if (slots[i] == Slot::full) x.add(i, build::full_attention(g.kv, g.k_dim, g.v_dim));
+    else c.fail_at(slot_pointer(x, "layer_types", i), "sliding_attention or full_attention", "other");
+  }
+}
+
+// Gemma 4: per-layer-type attention (global layers: own head dim / KV heads, V from K), a dense
+// MLP in every layer, plus a routed-expert block beside it when enable_moe_block.
+void count_gemma4(const ParamCtx& x) {
+  const auto& c = x.c;
+  const u64 h = x.h();
+  const bool k_eq_v = c.boolean("attention_k_eq_v").value_or(false);
+  const bool moe = c.boolean("enable_moe_block").value_or(false);
+  const u64 ple = c.uint("hidden_size_per_layer_input", true).value_or(0);
+  const bool double_wide = c.boolean("use_double_wide_mlp").value_or(false);
+  for (std::size_t i = 0; i < x.n(); ++i) {
+    const std::string p = "model.language_model.layers.*.";
+    AttnStyle as;
+    as.qkv_bias = as.o_bias = c.boolean("attention_bias").value_or(false);
+    as.qk_norm = true;  // v_norm has no scale
+    const bool global = !build::is_sliding(x.cache(i));
+    as.no_v_proj = k_eq_v && global;
+    // Layers that reuse an earlier layer's KV (num_kv_shared_layers) have no k/v projections
+    // and, with use_double_wide_mlp, an MLP twice as wide.
+    const bool shared_kv = build::shared_kv_source(x.cache(i)).has_value();
+    const build::AttnDims a = x.attn(i);
+    if (shared_kv) {
+      x.inv.linear(C::attention, p + "self_attn.q_proj", x.heads() * a.k_dim, h, as.qkv_bias);
+      x.inv.norm(C::attention, p + "self_attn.q_norm", a.k_dim);
+      x.inv.linear(C::attention, p + "self_attn.o_proj", h, x.heads() * a.v_dim, as.o_bias);
+    } else {
+      attention(x.inv, p + "self_attn.", h, x.heads(), a, as);
+    }
+    const u64 mlp_i = checked_mul(x.m.dims.intermediate_size, shared_kv && double_wide ? 2 : 1);
+    gated_mlp(x.inv, C::mlp_dense, p + "mlp.", h, mlp_i);
+    for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                          "post_feedforward_layernorm"})
+      x.inv.norm(C::norms, p + n, h);
+    if (moe) {
+      const u64 e = x.m.dims.num_experts, k = top_k(x), mi = x.m.dims.moe_intermediate_size;
+      x.inv.linear(C::moe_router, p + "router.proj", e, h);
+      x.inv.vec(C::moe_router, p + "router.scale", h);
+      x.inv.vec(C::moe_router, p + "router.per_expert_scale", e);
+      x.inv.add(C::moe_routed, K::linear, p + "experts.gate_up_proj", 2 * mi, h, e, k);
+      x.inv.add(C::moe_routed, K::linear, p + "experts.down_proj", h, mi, e, k);
+      for (const char* n : {"post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"})
+        x.inv.norm(C::norms, p + n, h);
+    }
+    if (ple) {
+      x.inv.linear(C::other, p + "per_layer_input_gate", ple, h);
+      x.inv.linear(C::other, p + "per_layer_projection", h, ple);
+      x.inv.norm(C::norms, p + "post_per_layer_input_norm", h);
+    }
+  }
+  if (ple) {
+    const u64 v = c.uint("vocab_size_per_layer_input").value_or(x.m.dims.vocab_size);
+    x.inv.add(C::other, K::embedding, "model.language_model.embed_tokens_per_layer.weight", v, x.n() * ple);
+    x.inv.linear(C::other, "model.language_model.per_layer_model_projection", x.n() * ple, h);
+    x.inv.norm(C::other, "model.language_model.per_layer_projection_norm", ple);
+  }
+  x.inv.norm(C::norms, "model.language_model.norm", h);
+  embeddings(x.inv, x.m, "model.language_model.embed_tokens.weight");
+  if (c.has_root("vision_config") || c.has_root("audio_config"))
+    x.note("gemma4: text model only; the vision/audio towers are not counted");
+}
+
+}  // namespace
+
+std::vector<Family> gemma4() {
+  return {Family{.name = "gemma4",
+                 .model_types = {"gemma4", "gemma4_text"},
+                 .map_layers = map_gemma4,
+                 .count_params = count_gemma4,
+                 .tie_word_embeddings = true}};
+}
+
+}  // namespace kvplan::detail::families

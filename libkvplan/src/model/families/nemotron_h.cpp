@@ -1,0 +1,76 @@
+// Nemotron-H: hybrid_override_pattern, one character per layer: M (Mamba-2), * (attention),
+// - (MLP) or E (MoE). vLLM keeps its SSM state in float32 unless told otherwise.
+#include "kvplan/checked.h"
+#include "model/mapping.h"
+#include "model/parameters_internal.h"
+
+namespace kvplan::detail::families {
+
+namespace {
+using u64 = std::uint64_t;
+using C = WeightComponent;
+using K = WeightKind;
+
+void map_nemotron_h(const LoadCtx& x) {
+  const auto& c = x.cfg;
+  const u64 n = num_layers(c);
+  auto pattern = c.string("hybrid_override_pattern");
+  if (!pattern) c.fail("hybrid_override_pattern", "a string of M, *, - and E (one per layer)", nullptr);
+  if (pattern->size() != n)
+    c.fail_at(c.pointer("hybrid_override_pattern"), "one character per layer (" + std::to_string(n) + ")",
+              std::to_string(pattern->size()) + " characters");
+  const build::AttnDims a = attention_shape(x);
+  const auto m = mamba2_from(x, "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel");
+  reject_unmapped(x, {"sliding_window"});
+  for (u64 i = 0; i < n; ++i) {
+    switch ((*pattern)[i]) {
+      case 'M': x.add(i, m); break;
+      case '*': x.add(i, build::full_attention(a.kv, a.k_dim, a.v_dim)); break;
+      case '-':
+      case 'E': x.add(i, build::none()); break;
+      default:
+        c.fail_at(c.pointer("hybrid_override_pattern"), "only M (Mamba-2), * (attention), - (MLP) or E (MoE)",
+                  std::string("'") + (*pattern)[i] + "' at layer " + std::to_string(i));
+    }
+  }
+}
+
+void count_nemotron_h(const ParamCtx& x) {
+  const auto& c = x.c;
+  const u64 h = x.h();
+  const std::string pattern = c.string("hybrid_override_pattern").value_or("");
+  const bool proj_bias = c.boolean("use_bias").value_or(false);
+  const bool conv_bias = c.boolean("use_conv_bias").value_or(true);
+  const bool mlp_bias = c.boolean("mlp_bias").value_or(false);
+  AttnStyle as;
+  as.qkv_bias = as.o_bias = c.boolean("attention_bias").value_or(false);
+  for (std::size_t i = 0; i < x.n(); ++i) {
+    const std::string p = "backbone.layers.*.";
+    x.inv.norm(C::norms, p + "norm", h);
+    const char kind = i < pattern.size() ? pattern[i] : '?';
+    if (const auto mb = build::mamba2_dims(x.cache(i))) {
+      mamba2_mixer(x, p + "mixer.", *mb, proj_bias, conv_bias);
+    } else if (x.is_attention(i)) {
+      attention(x.inv, p + "mixer.", h, x.heads(), x.attn(i), as);
+    } else if (kind == '-') {
+      plain_mlp(x.inv, C::mlp_dense, p + "mixer.", h, x.m.dims.intermediate_size, mlp_bias, "up_proj", "down_proj");
+    } else {
+      throw UnsupportedArchitecture::field(c.source(), x.m.model_type, c.pointer("hybrid_override_pattern"),
+                                           "kvplan has no parameter rule for layer kind '" + std::string(1, kind) + "'");
+    }
+  }
+  x.inv.norm(C::norms, "backbone.norm_f", h);
+  embeddings(x.inv, x.m, "backbone.embeddings.weight");
+}
+
+}  // namespace
+
+std::vector<Family> nemotron_h() {
+  return {Family{.name = "nemotron_h",
+                 .model_types = {"nemotron_h"},
+                 .map_layers = map_nemotron_h,
+                 .count_params = count_nemotron_h,
+                 .vllm_ssm_state_dtype = Dtype::fp32}};
+}
+
+}  // namespace kvplan::detail::families
