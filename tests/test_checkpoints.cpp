@@ -7,6 +7,7 @@
 
 #include "gguf_writer.h"
 #include "helpers.h"
+#include "kvplan/check.h"
 #include "kvplan/checkpoint.h"
 #include "kvplan/engines.h"
 #include "kvplan/gguf.h"
@@ -360,6 +361,21 @@ BOOST_AUTO_TEST_CASE(gguf_llama_sparse_file) {
   BOOST_TEST(a.kv_bytes == b.kv_bytes);
   BOOST_TEST(a.kv_bytes == 1024ull << 20);
   BOOST_TEST(llamacpp_profile(m, llama_ctx(0)).cells == 131072u);  // context_length read
+}
+
+BOOST_AUTO_TEST_CASE(check_llama_server_reads_the_gguf_it_is_given) {
+  TempDir t;
+  GgufWriter w;
+  llama8b_metadata(w);
+  const u64 sum = llama8b_tensors(w);
+  const fs::path f = t.path / "Meta-Llama-3.1-8B-Q4_K_M.gguf";
+  w.write(f);
+  CheckOptions o;
+  o.gpu = "RTX4090";
+  auto r = check_deployment(parse_launch_command(split_command_line("llama-server -m " + f.string() + " -c 8192 -np 4")), o);
+  BOOST_TEST(r.starts);
+  BOOST_TEST(r.weights_bytes_per_gpu == sum);  // the tensor infos, not a bf16 estimate
+  BOOST_TEST(r.context == 2048u);
 }
 
 BOOST_AUTO_TEST_CASE(gguf_hostile_headers) {

@@ -69,10 +69,10 @@ WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype
     w.outside_layers = cw.non_layer_bytes;
     std::string dtypes;
     for (const auto& [d, b] : cw.bytes_by_dtype) dtypes += (dtypes.empty() ? "" : " + ") + d;
-    w.scheme = dtypes;
+    w.scheme = dtypes + " (" + cw.source + ")";
   } else {
     w.experts = std::min(w.experts, w.total);
-    w.scheme = "as stored (" + w.scheme + " by the config rule)";
+    w.scheme = "as stored (" + cw.source + "; " + w.scheme + " by the config rule)";
   }
   w.non_experts = w.total - w.experts;
   return w;
