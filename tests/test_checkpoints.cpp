@@ -2,6 +2,7 @@
 // catalog), safetensors headers, GGUF headers. Files are built in a temp dir by the writers in
 // gguf_writer.h (byte layouts from ggml's docs/gguf.md and safetensors' format spec); expected
 // byte counts are computed here from shapes and block sizes, independently of the readers.
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 
@@ -376,6 +377,53 @@ BOOST_AUTO_TEST_CASE(check_llama_server_reads_the_gguf_it_is_given) {
   BOOST_TEST(r.starts);
   BOOST_TEST(r.weights_bytes_per_gpu == sum);  // the tensor infos, not a bf16 estimate
   BOOST_TEST(r.context == 2048u);
+}
+
+// Cross-check against an independent reader, the npm package @huggingface/gguf (0.4.6), through
+// tests/gguf/crosscheck.mjs: every metadata value and tensor info must agree. Runs when
+// KVPLAN_GGUF_NODE_MODULES names a node_modules folder holding the package (`npm install
+// @huggingface/gguf` there) and `node` is on PATH; otherwise it says so and checks nothing.
+BOOST_AUTO_TEST_CASE(gguf_matches_huggingface_gguf_reader) {
+  const char* mods = std::getenv("KVPLAN_GGUF_NODE_MODULES");
+  if (!mods || std::system("node --version > /dev/null 2>&1") != 0) {
+    BOOST_TEST_MESSAGE("skipped: set KVPLAN_GGUF_NODE_MODULES and put node on PATH to cross-check with @huggingface/gguf");
+    return;
+  }
+  TempDir t;
+  GgufWriter w;
+  llama8b_metadata(w);
+  w.u32_array("llama.attention.head_count_kv_per_layer_probe", {8, 8, 8});
+  w.boolean("llama.probe_bool", true);
+  llama8b_tensors(w);
+  const fs::path f = t.path / "x.gguf";
+  w.write(f);
+  const fs::path out = t.path / "x.json";
+  const std::string cmd = "node " + test::source_path("tests/gguf/crosscheck.mjs") + " " + f.string() + " > " + out.string();
+  BOOST_REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(out);
+  const auto theirs = nlohmann::json::parse(in);
+  const auto mine = read_gguf_header(f);
+  u64 compared = 0;
+  for (const auto& [k, v] : mine.metadata.items()) {
+    BOOST_TEST_CONTEXT(k) {
+      BOOST_REQUIRE(theirs["metadata"].contains(k));
+      const auto& o = theirs["metadata"][k];
+      if (v.is_object()) BOOST_TEST(o["length"] == v["length"]);
+      else if (v.is_number_float()) BOOST_TEST(o.get<double>() == v.get<double>());
+      else BOOST_TEST(o == v);
+      ++compared;
+    }
+  }
+  BOOST_TEST(compared == theirs["metadata"].size() - 3);  // theirs adds version, tensor_count, kv_count
+  BOOST_REQUIRE(theirs["tensors"].size() == mine.tensors.size());
+  for (std::size_t i = 0; i < mine.tensors.size(); ++i) {
+    const auto& a = mine.tensors[i];
+    const auto& b = theirs["tensors"][i];
+    BOOST_TEST(b["name"] == a.name);
+    BOOST_TEST(b["type"].get<std::uint32_t>() == a.type);
+    BOOST_TEST(b["dims"].get<std::vector<u64>>() == a.dims, boost::test_tools::per_element());
+    BOOST_TEST(b["offset"].get<u64>() == a.offset);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(gguf_hostile_headers) {
