@@ -289,6 +289,8 @@ BOOST_AUTO_TEST_CASE(sparse_multi_gb_safetensors_reads_header_only) {
   BOOST_TEST(m.checkpoint_weights->total_bytes == sum);
   BOOST_TEST(m.checkpoint_weights->header_bytes_read == header);
   BOOST_TEST(read < header + (1u << 20));  // config.json + header, never the 4 GiB of data
+  // The weights file itself names the folder.
+  BOOST_TEST(load_model((t.path / "model.safetensors").string()).checkpoint_weights->total_bytes == sum);
 }
 
 BOOST_AUTO_TEST_CASE(hostile_safetensors_headers) {

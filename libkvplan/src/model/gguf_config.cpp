@@ -104,7 +104,7 @@ json gguf_to_config(const GgufHeader& h, std::string_view source) {
   if (auto v = m.per_layer("feed_forward_length", n)) c["intermediate_size"] = first_nonzero(*v);
   if (auto v = m.number("rope.freq_base")) c["rope_theta"] = *v;
   if (auto v = m.uint("vocab_size")) c["vocab_size"] = *v;
-  else if (auto t = md.find("tokenizer.ggml.tokens"); t != md.end())
+  else if (auto t = md.find("tokenizer.ggml.tokens"); t != md.end() && (t->is_array() || t->is_object()))
     c["vocab_size"] = t->is_array() ? t->size() : t->value("length", u64{0});
   if (auto v = m.uint("expert_count"); v && *v) c["num_experts"] = c["num_local_experts"] = *v;
   if (auto v = m.uint("expert_used_count"); v && *v) c["num_experts_per_tok"] = *v;

@@ -304,6 +304,13 @@ ResolvedModel resolve_model(std::string_view name) {
     r.how = "path";
     if (has_suffix_ci(arg, ".gguf") || starts_with_gguf_magic(p)) {
       r.gguf = p;
+    } else if (has_suffix_ci(arg, ".safetensors") || has_suffix_ci(arg, ".safetensors.index.json")) {
+      // A weights file: the config and the other shards are beside it.
+      const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+      if (!is_file(dir / "config.json"))
+        throw InputError::value("model", arg, "a safetensors file with config.json beside it (or pass the folder)");
+      r.config = dir / "config.json";
+      r.weights_dir = dir;
     } else {
       r.config = p;
       r.weights_dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
