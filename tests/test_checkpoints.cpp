@@ -379,6 +379,11 @@ BOOST_AUTO_TEST_CASE(check_llama_server_reads_the_gguf_it_is_given) {
   BOOST_TEST(r.starts);
   BOOST_TEST(r.weights_bytes_per_gpu == sum);  // the tensor infos, not a bf16 estimate
   BOOST_TEST(r.context == 2048u);
+  // check --weights: the user's figure replaces the count.
+  o.weight_bytes = 30'000'000'000u;
+  auto big = check_deployment(parse_launch_command(split_command_line("llama-server -m " + f.string() + " -c 8192")), o);
+  BOOST_TEST(big.weights_bytes_per_gpu == 30'000'000'000u);
+  BOOST_TEST(!big.passed);  // 30 GB of weights on a 24 GB card
 }
 
 // Cross-check against an independent reader, the npm package @huggingface/gguf (0.4.6), through

@@ -597,7 +597,12 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   const Accelerator& acc = find_accelerator(r.gpu);
   r.gpu = acc.name;
   r.gpu_memory_bytes = acc.memory_bytes;
-  const WeightBytes wb = weight_bytes(m);
+  WeightBytes wb = weight_bytes(m);
+  if (o.weight_bytes) {  // --weights: the user's figure for the whole checkpoint
+    wb.total = wb.non_experts = wb.active = *o.weight_bytes;
+    wb.experts = 0;
+    wb.scheme = wb.source = "given (--weights)";
+  }
   const bool blackwell = acc.name.find("B200") != std::string::npos || acc.name.find("B100") != std::string::npos ||
                          acc.name.find("B300") != std::string::npos;
 
