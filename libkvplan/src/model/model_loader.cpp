@@ -626,7 +626,6 @@ void read_dtypes(const Ctx& x) {
   }
 }
 
-
 }  // namespace
 
 std::size_t ModelSpec::count_kind(std::string_view kind) const {
