@@ -11,7 +11,7 @@ namespace kvplan::cli {
 namespace {
 struct CheckCliOptions {
   std::vector<std::string> command;
-  std::string file, gpu, model, format = "text";
+  std::string file, gpu, model, weights, format = "text";
   std::uint64_t gpus = 0;
   std::optional<std::uint64_t> require_concurrency;
   std::string require_context;
@@ -38,6 +38,7 @@ int run_check(const CheckCliOptions& o) {
   c.gpu = o.gpu;
   c.gpus = o.gpus;
   if (!o.model.empty()) c.model = o.model;
+  if (!o.weights.empty()) c.weight_bytes = parse_bytes(o.weights, "--weights");
   c.require_concurrency = o.require_concurrency;
   if (o.require_concurrency && *o.require_concurrency == 0)
     throw InputError::value("--require-concurrency", "0", "a positive number of sequences");
@@ -57,7 +58,8 @@ static void register_check(CLI::App& app, Runner& run) {
   cmd->add_option("--file,-f", o->file, "a deployment file (YAML subset or JSON; see docs/engines.md)");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
   cmd->add_option("--gpus", o->gpus, "GPU count (default: the deployment's, else tp x pp)");
-  cmd->add_option("--model", o->model, "the config kvplan reads (required for llama-server's GGUF files)");
+  cmd->add_option("--model", o->model, "the model kvplan reads (llama-server -m FILE.gguf: the file itself when it is there)");
+  cmd->add_option("--weights", o->weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");
   cmd->add_option("--require-concurrency", o->require_concurrency, "sequences of max-model-len tokens that must fit at once");
   cmd->add_option("--require-context", o->require_context, "tokens one request must be able to hold (32k, 131072)");
   cmd->add_option("--format", o->format, "text, json, github or junit")->capture_default_str();

@@ -43,6 +43,7 @@ struct CheckOptions {
   std::string gpu;                      // overrides the deployment's
   std::uint64_t gpus = 0;               // 0: the deployment's, else tp x pp (x dp)
   std::optional<std::string> model;     // overrides the model named in the command
+  std::optional<std::uint64_t> weight_bytes;  // total weights, replaces weight_bytes(model) (--weights)
   std::optional<std::uint64_t> require_concurrency;
   std::optional<std::uint64_t> require_context;
 };

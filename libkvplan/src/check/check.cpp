@@ -582,6 +582,10 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   if (model.empty() && !model_from_flags.empty()) model = model_from_flags;
   if (model.empty() && f.has("--model") && d.engine != EngineKind::llamacpp) model = f.get("--model");
   if (model.empty() && f.has("--model-path")) model = f.get("--model-path");
+  std::error_code gguf_ec;  // llama-server -m FILE.gguf: the file's header gives the config
+  if (model.empty() && d.engine == EngineKind::llamacpp && f.has("--model") &&
+      std::filesystem::is_regular_file(f.get("--model"), gguf_ec))
+    model = f.get("--model");
   if (model.empty())
     throw InputError::value("model", "", d.engine == EngineKind::llamacpp
                                              ? "a Hugging Face config for the GGUF (kvplan check --model ID, or `model:` in the deployment file)"
@@ -593,7 +597,12 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   const Accelerator& acc = find_accelerator(r.gpu);
   r.gpu = acc.name;
   r.gpu_memory_bytes = acc.memory_bytes;
-  const WeightBytes wb = weight_bytes(m);
+  WeightBytes wb = weight_bytes(m);
+  if (o.weight_bytes) {  // --weights: the user's figure for the whole checkpoint
+    wb.total = wb.non_experts = wb.active = *o.weight_bytes;
+    wb.experts = 0;
+    wb.scheme = wb.source = "given (--weights)";
+  }
   const bool blackwell = acc.name.find("B200") != std::string::npos || acc.name.find("B100") != std::string::npos ||
                          acc.name.find("B300") != std::string::npos;
 
