@@ -1,6 +1,7 @@
 // kvplan check: does an engine launch command, launch script, Kubernetes manifest, compose file
 // or deployment file start on the named GPUs, and does it meet --require-concurrency /
 // --require-context? Exit 0 pass, 1 fail, 2 bad input; every outcome in the --format asked for.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -35,9 +36,14 @@ int run_check(const CheckCliOptions& o) {
     if (!o.file.empty()) {
       if (!o.command.empty()) throw InputError::value("--file", o.file, "either a deployment file or a launch command, not both");
       outcomes = check_file(o.file, c);
-    } else if (o.command.size() == 1 && std::filesystem::exists(o.command[0], ec) &&
-               o.command[0].find(' ') == std::string::npos) {
-      outcomes = check_file(o.command[0], c);
+    } else if (!o.command.empty() && std::all_of(o.command.begin(), o.command.end(), [&](const std::string& p) {
+                 return p.find(' ') == std::string::npos && std::filesystem::exists(p, ec);
+               })) {
+      // One or more files (pre-commit passes every changed file): each is checked.
+      for (const auto& p : o.command) {
+        auto more = check_file(p, c);
+        outcomes.insert(outcomes.end(), more.begin(), more.end());
+      }
     } else if (o.command.empty()) {
       throw InputError::value("kvplan check", "", "a launch command (quoted, or after --) or a deployment file");
     } else {

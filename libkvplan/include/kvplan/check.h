@@ -84,6 +84,15 @@ inline constexpr std::uint64_t kMaxDeploymentFileBytes = 4ull << 20;   // 4 MiB
 inline constexpr std::uint64_t kMaxYamlNodes = 200'000;                // after alias expansion
 inline constexpr std::uint64_t kMaxYamlDepth = 64;                     // mapping / list nesting read
 
+// How kvplan check treats one flag of an engine's current CLI (its spelling as written, a --no-x
+// negation, or an environment variable such as LLAMA_ARG_CTX_SIZE): modelled (changes memory and
+// kvplan models it), ignored (does not change GPU memory), unmodelled (takes GPU memory kvplan
+// does not model: the verdict fails and says so) or unknown (an error with a did-you-mean).
+enum class EngineFlagClass { memory, ignored, unmodelled, unknown };
+EngineFlagClass classify_engine_flag(EngineKind e, std::string_view flag);
+// Where the engine's flag table was read from (repository, commit, path).
+std::string engine_flag_source(EngineKind e);
+
 struct CheckOptions {
   std::string gpu;                      // overrides the deployment's
   std::uint64_t gpus = 0;               // 0: the deployment's, else tp x pp (x dp)

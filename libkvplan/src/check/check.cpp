@@ -150,7 +150,7 @@ void read_trtllm_extra_options(const std::string& path, const Deployment& d, Trt
 
 // The engines' start-up validation that kvplan's profiles do not repeat.
 std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_t tp, std::uint64_t context) {
-  const std::string e(engine_name(d.engine));
+  const std::string e = d.engine == EngineKind::vllm ? "vLLM" : d.engine == EngineKind::sglang ? "SGLang" : "TensorRT-LLM";
   if (d.engine != EngineKind::llamacpp && m.dims.num_attention_heads && m.dims.num_attention_heads % tp != 0)
     return e + " refuses to start: the tensor-parallel size " + std::to_string(tp) + " does not divide the model's " +
            std::to_string(m.dims.num_attention_heads) + " attention heads";

@@ -61,6 +61,8 @@ EngineFlagTable make_flag_table(std::string engine, std::string provenance, std:
     while (std::getline(ls, c, '|')) cols.push_back(trim(c));
     FlagDef f;
     f.names = words(cols.at(0));
+    // The canonical name (the one check.cpp reads) is the first long spelling.
+    std::stable_partition(f.names.begin(), f.names.end(), [](const std::string& n) { return n.rfind("--", 0) == 0; });
     const std::string& ar = cols.at(1);
     f.arity = ar == "0" ? Arity::none : ar == "1" ? Arity::one : ar == "2" ? Arity::two : ar == "?" ? Arity::optional : Arity::many;
     f.effect = cols.at(2) == "memory" ? FlagEffect::memory : cols.at(2) == "unmodelled" ? FlagEffect::unmodelled : FlagEffect::ignored;
@@ -141,10 +143,15 @@ std::vector<std::string> config_file_args(const std::string& engine, const std::
       const std::size_t d = edit_distance(given, n);
       if (d < best_d) best_d = d, best = n;
     }
-  const bool close = best_d <= std::max<std::size_t>(2, given.size() / 3);
-  throw InputError::value(t.engine + " flag", given,
-                          std::string("a flag of ") + t.engine + "'s command line (unknown flags are errors: the engine refuses them)" +
-                              (close ? "; did you mean " + best + "?" : ""));
+  bool close = best_d <= std::max<std::size_t>(2, given.size() / 3);
+  if (!close)  // a shortened spelling (--kv-cache-memory for --kv-cache-memory-bytes)
+    for (const auto& f : t.flags)
+      for (const auto& n : f.names)
+        if (!close && given.size() > 4 && n.rfind(given, 0) == 0) best = n, close = true;
+  // llama.cpp has no --flag=value form: say so rather than "unknown".
+  if (!t.equals_values && given.find('=') != std::string::npos && t.by_name.count(given.substr(0, given.find('='))))
+    throw InputError::value(t.engine + " flag", given, t.engine + "'s `" + given.substr(0, given.find('=')) + " VALUE` (it has no --flag=value form)");
+  throw InputError::unknown(t.engine + " flag (the engine refuses unknown flags)", given, close ? best : "");
 }
 
 }  // namespace
@@ -344,3 +351,25 @@ bool flag_truthy(const std::string& text, std::string_view flag) {
 }
 
 }  // namespace kvplan::detail
+
+namespace kvplan {
+
+EngineFlagClass classify_engine_flag(EngineKind e, std::string_view flag) {
+  const auto& t = detail::engine_flag_table(e);
+  const std::string f(flag);
+  const detail::FlagDef* d = nullptr;
+  if (auto it = t.by_name.find(f); it != t.by_name.end()) d = &t.flags[it->second];
+  else if (auto jt = t.by_negation.find(f); jt != t.by_negation.end()) d = &t.flags[jt->second];
+  else if (auto kt = t.by_env.find(f); kt != t.by_env.end()) d = &t.flags[kt->second];
+  if (!d) return EngineFlagClass::unknown;
+  switch (d->effect) {
+    case detail::FlagEffect::memory: return EngineFlagClass::memory;
+    case detail::FlagEffect::ignored: return EngineFlagClass::ignored;
+    case detail::FlagEffect::unmodelled: return EngineFlagClass::unmodelled;
+  }
+  return EngineFlagClass::unknown;
+}
+
+std::string engine_flag_source(EngineKind e) { return detail::engine_flag_table(e).provenance; }
+
+}  // namespace kvplan

@@ -245,7 +245,7 @@ std::string format_check_outcomes(const std::vector<CheckOutcome>& outs, std::st
   if (format == "github") {
     for (const auto& o : outs) {
       if (o.result) os << format_check_github(*o.result);
-      else os << "::error " << gh_location(o.file, o.line) << "title=kvplan check: error::" << gh_escape(o.error) << "\n";
+      else os << "::error " << gh_location(o.file, o.line) << "title=" << gh_prop("kvplan check: error") << "::" << gh_escape(o.error) << "\n";
     }
     return os.str();
   }
