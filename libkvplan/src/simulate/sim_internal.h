@@ -29,6 +29,8 @@ class LogHistogram {
 class StepTimer {
  public:
   StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptions& e, const StepTimeModel& t);
+  // A calibrated (linear) model needs no model or GPU.
+  explicit StepTimer(const StepTimeModel& linear);
   // Adds one scheduled request (context before, tokens scheduled) to the batch being built.
   void add(StepBatch& b, std::uint64_t computed, std::uint64_t scheduled) const;
   double seconds(const StepBatch& b) const;

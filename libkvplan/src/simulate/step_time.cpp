@@ -89,6 +89,11 @@ StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptio
     throw InputError::value("prefill efficiency", std::to_string(t.prefill_efficiency), "a fraction in (0, 1]");
 }
 
+StepTimer::StepTimer(const StepTimeModel& linear) : model_(linear) {
+  if (linear.kind != StepTimeModel::Kind::linear)
+    throw InputError::value("step time model", "roofline", "a linear (calibrated) model without a model and GPU");
+}
+
 void StepTimer::add(StepBatch& b, std::uint64_t computed, std::uint64_t scheduled) const {
   const std::uint64_t ctx = computed + scheduled;
   b.kv_tokens_read += ctx;
