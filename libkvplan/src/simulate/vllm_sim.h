@@ -820,7 +820,7 @@ class Simulator {
     queue_pending_.clear();
   }
 
-  const SimOptions& o_;
+  SimOptions o_;
   VllmResult profile_;
   StepTimer timer_;
   bool caching_ = true, has_mamba_ = false, has_chunked_ = false, mamba_all_ = false;
