@@ -4,6 +4,7 @@
 // kvplan/simulate.h; the tests drive these classes directly, the way vLLM's own tests drive
 // BlockPool, KVCacheManager and Scheduler.
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -40,10 +41,75 @@ struct Block {
   std::uint64_t key = 0;
 };
 
+// The prefix-cache map (vLLM's cached_block_hash_to_block) as an open-addressing table: keys
+// are already well-mixed 64-bit hashes, values the first block cached under the key; linear
+// probing with backward-shift deletion. It never holds more entries than there are blocks.
+class FlatMap {
+ public:
+  explicit FlatMap(std::size_t max_entries) {
+    std::size_t cap = 16;
+    while (cap < 2 * max_entries + 2) cap *= 2;
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+  }
+  std::uint32_t find(std::uint64_t key) const {
+    for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].val == kNone) return kNone;
+      if (slots_[i].key == key) return slots_[i].val;
+    }
+  }
+  // The value for key, inserting `value` when absent; `inserted` says which.
+  std::uint32_t& emplace(std::uint64_t key, std::uint32_t value, bool& inserted) {
+    for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
+      Slot& x = slots_[i];
+      if (x.val == kNone) {
+        x.key = key;
+        x.val = value;
+        inserted = true;
+        return x.val;
+      }
+      if (x.key == key) {
+        inserted = false;
+        return x.val;
+      }
+    }
+  }
+  std::uint32_t* slot(std::uint64_t key) {
+    for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].val == kNone) return nullptr;
+      if (slots_[i].key == key) return &slots_[i].val;
+    }
+  }
+  // Removes the entry holding *value (a pointer from slot()).
+  void erase_at(std::uint32_t* value) {
+    std::size_t i = static_cast<std::size_t>(reinterpret_cast<Slot*>(reinterpret_cast<char*>(value) - offsetof(Slot, val)) - slots_.data());
+    for (std::size_t j = i;;) {
+      j = (j + 1) & mask_;
+      if (slots_[j].val == kNone) break;
+      const std::size_t home = slots_[j].key & mask_;
+      // Move j back to i unless its home lies cyclically in (i, j].
+      const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+      if (!stays) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i].val = kNone;
+  }
+
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t val = kNone;
+  };
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+};
+
 // block_pool.py BlockPool + kv_cache_utils.py FreeKVCacheBlockQueue.
 class BlockPool {
  public:
-  BlockPool(std::uint64_t n, std::size_t groups, bool caching) : blocks_(n + 1), group_used_(groups, 0), caching_(caching) {
+  BlockPool(std::uint64_t n, std::size_t groups, bool caching)
+      : blocks_(n + 1), group_used_(groups, 0), map_(caching ? n : 1), caching_(caching) {
     sentinel_ = static_cast<std::uint32_t>(n);
     blocks_[sentinel_].prev = blocks_[sentinel_].next = sentinel_;
     for (std::uint32_t i = 0; i < n; ++i) append(i);
@@ -105,30 +171,29 @@ class BlockPool {
   std::uint32_t ref(std::uint32_t b) const { return blocks_[b].ref; }
   // cached_block_hash_to_block[key]: the earliest block still cached under it.
   std::uint32_t get_cached(std::uint64_t key) const {
-    auto it = map_.find(key);
-    return it == map_.end() ? kNone : it->second;
+    return map_.find(key);
   }
   void cache(std::uint32_t b, std::uint64_t key) {
     if (b == kNull || blocks_[b].has_hash) return;
     blocks_[b].has_hash = true;
     blocks_[b].key = key;
     blocks_[b].next_same = kNone;
-    auto [it, inserted] = map_.try_emplace(key, b);
+    bool inserted = false;
+    const std::uint32_t head = map_.emplace(key, b, inserted);
     if (!inserted) {
-      std::uint32_t t = it->second;
+      std::uint32_t t = head;
       while (blocks_[t].next_same != kNone) t = blocks_[t].next_same;
       blocks_[t].next_same = b;
     }
   }
 
   void evict(std::uint32_t b) {
-    auto it = map_.find(blocks_[b].key);
-    if (it != map_.end()) {
-      if (it->second == b) {
-        if (blocks_[b].next_same == kNone) map_.erase(it);
-        else it->second = blocks_[b].next_same;
+    if (std::uint32_t* head = map_.slot(blocks_[b].key)) {
+      if (*head == b) {
+        if (blocks_[b].next_same == kNone) map_.erase_at(head);
+        else *head = blocks_[b].next_same;
       } else {
-        std::uint32_t t = it->second;
+        std::uint32_t t = *head;
         while (blocks_[t].next_same != kNone && blocks_[t].next_same != b) t = blocks_[t].next_same;
         if (blocks_[t].next_same == b) blocks_[t].next_same = blocks_[b].next_same;
       }
@@ -169,7 +234,7 @@ class BlockPool {
   std::uint32_t sentinel_ = 0;
   std::uint64_t free_ = 0, cached_free_ = 0;
   std::vector<std::uint64_t> group_used_;
-  std::unordered_map<std::uint64_t, std::uint32_t> map_;
+  FlatMap map_;
   std::vector<std::uint32_t> scratch_front_;
   bool caching_;
 };
@@ -353,6 +418,12 @@ class Simulator {
       has_chunked_ = has_chunked_ || x.kind == GroupKind::chunked;
     }
     slot_sizes_ = sizes;
+    simple_ = sizes.size() == 1 && (sizes[0] & (sizes[0] - 1)) == 0;
+    for (const auto& g : groups_) simple_ = simple_ && g.kind == GroupKind::full;
+    if (simple_) {
+      simple_block_ = sizes[0];
+      while ((std::uint64_t{1} << simple_shift_) < simple_block_) ++simple_shift_;
+    }
     pool_ = std::make_unique<BlockPool>(profile_.num_blocks, groups_.size(), caching_);
     group_peak_.assign(groups_.size(), 0);
   }
@@ -642,6 +713,16 @@ class Simulator {
   }
 
   bool allocate_slots(Req& q, std::uint64_t n_new, std::vector<std::vector<std::uint32_t>>* hits, std::uint64_t n_hit) {
+    if (!hits && simple_) {
+      // Fast path (same outcome as below): full-attention groups of one block size, a running
+      // request whose blocks already cover the new tokens and that fills no new block.
+      const std::uint64_t upto = q.computed + n_new;
+      const std::uint64_t need = std::min(upto, M_);
+      const std::uint64_t held = q.tables[0].size();
+      if (((need + simple_block_ - 1) >> simple_shift_) <= held &&
+          (!caching_ || std::min<std::uint64_t>(std::min(upto, q.num_tokens()) >> simple_shift_, held) <= q.cached[0]))
+        return true;
+    }
     const std::uint64_t computed = q.computed + n_hit;
     const std::uint64_t need = std::min(computed + n_new, M_);
     for (std::size_t g = 0; g < groups_.size(); ++g) remove_skipped(g, q, q.computed);
@@ -836,6 +917,8 @@ class Simulator {
   std::unordered_map<std::uint64_t, std::vector<Seg>> sessions_;
   std::vector<std::uint64_t> group_peak_;
   std::vector<std::uint32_t> removed_;
+  bool simple_ = false;  // every group full attention with one power-of-two block size
+  std::uint64_t simple_block_ = 1, simple_shift_ = 0;
   std::uint64_t uid_ = 0, preemptions_ = 0, prefix_query_ = 0, prefix_hit_ = 0;
   LogHistogram ttft_, tpot_, e2e_, queue_;
 };
