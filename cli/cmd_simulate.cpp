@@ -137,8 +137,7 @@ int run_simulate(SimulateCliOptions o) {
   v.pipeline_parallel_size = f.pp;
   v.max_num_batched_tokens = mnbt;
   v.attention_backend = f.attention_backend;
-  v.blackwell = gpu.name.find("B200") != std::string::npos || gpu.name.find("B100") != std::string::npos ||
-                gpu.name.find("B300") != std::string::npos;
+  v.blackwell = def.blackwell;
   v.enable_prefix_caching = !f.prefix_off;
   v.mamba_cache_mode = f.mamba_cache_mode;
   v.num_gpu_blocks_override = f.num_gpu_blocks_override;

@@ -25,8 +25,10 @@ bool within(const SimResult& r, const SloTargets& s, double q) {
 VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu) {
   std::string name = gpu.name;
   for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024};
-  return {2048, 256};
+  const bool blackwell = name.find("b100") != std::string::npos || name.find("b200") != std::string::npos ||
+                         name.find("b300") != std::string::npos;
+  if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024, blackwell};
+  return {2048, 256, blackwell};
 }
 
 CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
