@@ -451,14 +451,14 @@ class Simulator {
       schedule(scheduled, step_preempt);
       stamp_queue(clock);
       if (scheduled.empty()) {
-        // Nothing fits and nothing runs: only a later arrival can change that.
-        if (running_.empty() && src.empty())
+        // A step that only preempted is retried at once (the freed blocks may admit a waiting
+        // request); otherwise only a later arrival can change anything.
+        if (step_preempt) continue;
+        if (src.empty())
           throw InputError::value("workload", "a request that can never be scheduled",
                                   "requests whose blocks fit in the engine's KV cache");
-        if (!src.empty()) {
-          clock = std::max(clock, src.next_time());
-          continue;
-        }
+        clock = std::max(clock, src.next_time());
+        continue;
       }
       // The step's batch and its time.
       StepBatch batch;
