@@ -16,6 +16,7 @@ PYBIND11_MODULE(_core, m) {
   bind_planner(m);
   bind_engines(m);
   bind_check(m);
+  bind_simulate(m);
 #ifdef KVPLAN_PY_HAVE_RUNTIME
   bind_runtime(m);
 #endif

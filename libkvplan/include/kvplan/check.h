@@ -117,6 +117,7 @@ struct CheckResult {
   std::string where;                    // Deployment::where()
   std::uint64_t line = 0;               // Deployment::line
   std::string engine, model, gpu;
+  std::string model_ref;                // what the model was loaded from (id, path or GGUF file)
   std::uint64_t gpus = 0, gpus_needed = 0, tp = 1, pp = 1;
   std::uint64_t gpu_memory_bytes = 0;
   std::uint64_t weights_bytes_per_gpu = 0;

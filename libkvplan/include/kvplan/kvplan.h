@@ -15,6 +15,7 @@
 #include "kvplan/planner.h"
 #include "kvplan/registry.h"
 #include "kvplan/report.h"
+#include "kvplan/simulate.h"
 #include "kvplan/sizes.h"
 #include "kvplan/text.h"
 #include "kvplan/units.h"

@@ -209,6 +209,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
                                              : "a model in the command (or --model)");
   ModelSpec m = load_model(model);
   r.model = m.name;
+  r.model_ref = model;
   if ((d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) && f.has("--dtype") && f.get("--dtype") != "auto")
     m.dtype = parse_dtype(f.get("--dtype"), "--dtype");
 

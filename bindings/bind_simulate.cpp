@@ -1,0 +1,119 @@
+// kvplan.simulate: vLLM's scheduler and KV allocator over a workload (kvplan/simulate.h). The
+// Python package (_simulate.py) resolves the memory budget with kvplan.check first, as the CLI
+// does, and passes it here as available_kv_bytes.
+#include <pybind11/stl.h>
+
+#include "common.h"
+#include "kvplan/error.h"
+#include "kvplan/hardware.h"
+#include "kvplan/simulate.h"
+
+namespace pyb = pybind11;
+using namespace pybind11::literals;
+
+namespace {
+using namespace kvplan;
+using namespace kvplan::py;
+
+VllmOptions engine_options(const pyb::dict& kw) {
+  VllmOptions v;
+  for (auto item : kw) {
+    const std::string k = pyb::str(item.first);
+    pyb::handle x = item.second;
+    if (x.is_none()) continue;
+    if (k == "max_model_len") v.max_model_len = tokens_arg(x, "max_model_len");
+    else if (k == "block_size") v.block_size = count_arg(x, "block_size", 1);
+    else if (k == "kv_cache_dtype") v.kv_cache_dtype = str_arg(x, "kv_cache_dtype");
+    else if (k == "tensor_parallel_size") v.tensor_parallel_size = count_arg(x, "tensor_parallel_size", 1);
+    else if (k == "pipeline_parallel_size") v.pipeline_parallel_size = count_arg(x, "pipeline_parallel_size", 1);
+    else if (k == "max_num_batched_tokens") v.max_num_batched_tokens = tokens_arg(x, "max_num_batched_tokens");
+    else if (k == "enable_prefix_caching") v.enable_prefix_caching = x.cast<bool>();
+    else if (k == "available_kv_bytes") v.available_kv_bytes = bytes_arg(x, "available_kv_bytes");
+    else if (k == "num_gpu_blocks_override") v.num_gpu_blocks_override = count_arg(x, "num_gpu_blocks_override", 1);
+    else if (k == "mamba_cache_mode") v.mamba_cache_mode = str_arg(x, "mamba_cache_mode");
+    else if (k == "attention_backend") v.attention_backend = str_arg(x, "attention_backend");
+    else if (k == "blackwell") v.blackwell = x.cast<bool>();
+    else throw InputError::unknown("simulate engine option", k, "");
+  }
+  return v;
+}
+
+std::vector<SimRequest> requests_arg(pyb::handle reqs) {
+  std::vector<SimRequest> out;
+  for (auto r : reqs) {
+    const nlohmann::json j = from_python(r, "requests");
+    out.push_back({});
+    // One request is a trace line: reuse the JSONL reader (one place for the field rules).
+    const auto parsed = parse_trace(j.dump(), "requests[" + std::to_string(out.size() - 1) + "]", TraceFormat::jsonl);
+    out.back() = parsed.front();
+  }
+  return out;
+}
+}  // namespace
+
+void bind_simulate(pyb::module_& m) {
+  m.def("_vllm_serve_batch_defaults", [](const std::string& gpu) {
+    const VllmBatchDefaults d = vllm_serve_batch_defaults(find_accelerator(gpu));
+    return to_python({{"max_num_batched_tokens", d.max_num_batched_tokens}, {"max_num_seqs", d.max_num_seqs},
+                      {"blackwell", d.blackwell}});
+  }, "gpu"_a);
+  m.def("_simulate", [](pyb::handle model, const std::string& gpu, const pyb::dict& engine, pyb::handle max_num_seqs,
+                        pyb::handle long_prefill_token_threshold, bool chunked_prefill, pyb::handle workload,
+                        pyb::handle trace, pyb::handle requests, pyb::handle calibration, double prefill_efficiency,
+                        double slo_ttft, double slo_tpot, double slo_e2e, bool steps, pyb::handle find,
+                        double slo_percentile, double price, double target_rate) -> pyb::object {
+    const ModelSpec& spec = model_arg(model).get();
+    const Accelerator& acc = find_accelerator(gpu);
+    SimOptions o;
+    o.engine = engine_options(engine);
+    o.scheduler.max_num_seqs = count_arg(max_num_seqs, "max_num_seqs", 1);
+    if (!long_prefill_token_threshold.is_none())
+      o.scheduler.long_prefill_token_threshold = tokens_arg(long_prefill_token_threshold, "long_prefill_token_threshold");
+    o.scheduler.chunked_prefill = chunked_prefill;
+    if (!calibration.is_none()) {
+      pyb::object p = pyb::reinterpret_borrow<pyb::object>(calibration);
+      if (pyb::hasattr(p, "__fspath__")) p = p.attr("__fspath__")();
+      o.step_time = load_step_time(str_arg(p, "calibration"));
+    }
+    o.step_time.prefill_efficiency = prefill_efficiency;
+    o.slo = {slo_ttft, slo_tpot, slo_e2e};
+    nlohmann::json rows = nlohmann::json::array();
+    if (steps)
+      o.on_step = [&rows](const SimStep& s) {
+        rows.push_back({s.index, s.start_s, s.duration_s, s.running, s.waiting, s.scheduled_requests, s.prefill_tokens,
+                        s.decode_tokens, s.kv_tokens_read, s.blocks_used, s.cached_free_blocks, s.preemptions, s.finished});
+      };
+    const int given = !workload.is_none() + !trace.is_none() + !requests.is_none();
+    if (given != 1) throw InputError::value("simulate", std::to_string(given) + " workloads", "exactly one of workload=, trace= or requests=");
+    if (!find.is_none()) {
+      if (str_arg(find, "find") != "max-rate") throw InputError::value("find", str_arg(find, "find"), "\"max-rate\"");
+      if (workload.is_none()) throw InputError::value("find", "trace or requests", "a workload= spec");
+      CapacityOptions c;
+      c.percentile = slo_percentile;
+      c.price_per_gpu_hour = price;
+      c.target_rate = target_rate;
+      o.on_step = nullptr;
+      return to_python(to_json(find_max_rate(spec, acc, o, parse_workload_spec(str_arg(workload, "workload")), c)));
+    }
+    SimResult r;
+    nlohmann::json wl;
+    if (!workload.is_none()) {
+      const WorkloadSpec w = parse_workload_spec(str_arg(workload, "workload"));
+      wl = to_json(w);
+      r = simulate(spec, acc, o, w);
+    } else if (!trace.is_none()) {
+      pyb::object p = pyb::reinterpret_borrow<pyb::object>(trace);
+      if (pyb::hasattr(p, "__fspath__")) p = p.attr("__fspath__")();
+      r = simulate(spec, acc, o, load_trace(str_arg(p, "trace")));
+    } else {
+      r = simulate(spec, acc, o, requests_arg(requests));
+    }
+    nlohmann::json j = to_json(r);
+    if (!wl.is_null()) j["workload"] = wl;
+    if (steps) j["step_rows"] = rows;
+    j["text"] = format_simulate_text(r);
+    return to_python(j);
+  }, "model"_a, "gpu"_a, "engine"_a, "max_num_seqs"_a, "long_prefill_token_threshold"_a, "chunked_prefill"_a,
+     "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
+     "slo_e2e"_a, "steps"_a, "find"_a, "slo_percentile"_a, "price"_a, "target_rate"_a);
+}

@@ -1,0 +1,87 @@
+"""Workload simulation: vLLM's scheduler and KV allocator over a trace or synthetic workload.
+
+The memory budget comes from kvplan.check on the equivalent ``vllm serve`` command, exactly as
+``kvplan simulate`` does, so the simulated block pool is the block count check and engine report.
+"""
+from . import _core
+from ._records import Record
+
+_STEP_COLUMNS = ["step", "start_s", "duration_s", "running", "waiting", "scheduled", "prefill_tokens",
+                 "decode_tokens", "kv_tokens_read", "blocks_used", "cached_free_blocks", "preemptions", "finished"]
+
+
+class SimulationResult(Record):
+    """``kvplan simulate --json`` as a Record (num_blocks, peak_blocks, ttft_s.p99, ...) plus
+    DataFrame views: timeline_frame() (the bounded time series), steps_frame() (every step, when
+    simulate(..., steps=True)) and percentiles_frame()."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return self.get("text", dict.__repr__(self))
+
+    def timeline_frame(self):
+        import pandas as pd
+        rows = [{"t_s": p["t_s"], "running": p["running"], "waiting": p["waiting"], "blocks_used": p["blocks_used"],
+                 **{f"group{i}_blocks": b for i, b in enumerate(p["group_blocks"])}} for p in self["timeline"]]
+        return pd.DataFrame(rows)
+
+    def steps_frame(self):
+        import pandas as pd
+        if "step_rows" not in self:
+            raise ValueError("no per-step records: call kvplan.simulate(..., steps=True)")
+        return pd.DataFrame(self["step_rows"], columns=_STEP_COLUMNS)
+
+    def percentiles_frame(self):
+        import pandas as pd
+        keys = ["mean", "p50", "p90", "p99", "max"]
+        return pd.DataFrame({m: [self[m][k] for k in keys] for m in ("ttft_s", "tpot_s", "e2e_s", "queue_s")},
+                            index=keys)
+
+
+def _model(model):
+    return model if isinstance(model, _core.Model) else _core.load(model)
+
+
+def simulate(model, *, gpu, workload=None, trace=None, requests=None, max_model_len=None, max_num_seqs=None,
+             max_num_batched_tokens=None, kv_cache_dtype=None, block_size=None, gpu_memory_utilization=None,
+             kv_cache_memory=None, enable_prefix_caching=True, tensor_parallel_size=1, pipeline_parallel_size=1,
+             long_prefill_token_threshold=None, enable_chunked_prefill=True, slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0,
+             calibration=None, prefill_efficiency=0.5, steps=False, find=None, slo_percentile=0.9, price=0.0,
+             target_rate=0.0):
+    """Simulate vLLM V1 serving `model` on one replica of `gpu` (tensor_parallel_size GPUs).
+
+    Give exactly one workload: `workload` (a spec string, e.g. "rate=10 requests=1000
+    prompt=lognormal:1024:0.8 output=uniform:64:512 seed=1"), `trace` (a JSONL, Azure LLM trace or
+    BurstGPT CSV path) or `requests` (a list of dicts with arrival_s, prompt_tokens,
+    output_tokens, session?, prefix_id?). Engine options use vLLM's names; unset ones take
+    ``vllm serve``'s defaults for the GPU. `model` must be a name or path kvplan.check can load.
+    Returns a SimulationResult; with find="max-rate" the capacity search's Record instead.
+    """
+    m = _model(model)
+    d = _core._vllm_serve_batch_defaults(gpu)
+    mnbt = max_num_batched_tokens if max_num_batched_tokens is not None else d["max_num_batched_tokens"]
+    argv = ["vllm", "serve", m.name, "--max-num-batched-tokens", str(_core.parse_tokens(str(mnbt))),
+            "--tensor-parallel-size", str(tensor_parallel_size), "--pipeline-parallel-size", str(pipeline_parallel_size)]
+    if max_model_len is not None:
+        argv += ["--max-model-len", str(_core.parse_tokens(str(max_model_len)))]
+    for flag, value in (("--kv-cache-dtype", kv_cache_dtype), ("--block-size", block_size),
+                        ("--gpu-memory-utilization", gpu_memory_utilization), ("--kv-cache-memory", kv_cache_memory)):
+        if value is not None:
+            argv += [flag, str(value)]
+    if not enable_prefix_caching:
+        argv.append("--no-enable-prefix-caching")
+    chk = _core._check(command=argv, gpu=gpu)
+    if not chk["starts"]:
+        raise _core.KvplanError("vLLM settings: " + "; ".join(chk["reasons"]))
+    engine = {"max_model_len": chk["context"], "block_size": block_size, "kv_cache_dtype": kv_cache_dtype,
+              "tensor_parallel_size": tensor_parallel_size, "pipeline_parallel_size": pipeline_parallel_size,
+              "max_num_batched_tokens": mnbt, "enable_prefix_caching": enable_prefix_caching,
+              "available_kv_bytes": chk["per_gpu"]["kv_budget_bytes"], "blackwell": d["blackwell"]}
+    seqs = max_num_seqs if max_num_seqs is not None else d["max_num_seqs"]
+    out = _core._simulate(m, gpu, engine, seqs, long_prefill_token_threshold, enable_chunked_prefill, workload,
+                          trace, requests, calibration, prefill_efficiency, slo_ttft, slo_tpot, slo_e2e, steps, find,
+                          slo_percentile, price, target_rate)
+    if out.get("num_blocks", chk["engine_result"]["num_blocks"]) != chk["engine_result"]["num_blocks"]:
+        raise RuntimeError("kvplan.simulate: the simulated block count differs from kvplan.check's")
+    return out if find else SimulationResult(out)

@@ -1,0 +1,247 @@
+// kvplan simulate MODEL --gpu GPU (--trace FILE | --workload SPEC) [vLLM flags]: vLLM V1's scheduler
+// and KV-cache allocator over a workload, with kvplan's exact block count. Also the launch-command
+// form: kvplan simulate --gpu GPU --trace FILE -- vllm serve MODEL --max-num-seqs 64 ...
+//
+// The memory budget is `kvplan check`'s (check_deployment on the same vllm serve command), so
+// simulate, check and engine agree on num_blocks; the simulation itself is one library call.
+#include <fstream>
+#include <iostream>
+
+#include "common.h"
+#include "kvplan/check.h"
+#include "kvplan/simulate.h"
+
+namespace kvplan::cli {
+
+namespace {
+
+// The vLLM flags simulate understands, by their vLLM names.
+struct VllmFlags {
+  std::string max_model_len, max_num_batched_tokens, kv_cache_memory, kv_cache_dtype, mamba_cache_mode, attention_backend;
+  std::optional<std::uint64_t> max_num_seqs, block_size, num_gpu_blocks_override, long_prefill;
+  std::optional<double> gpu_memory_utilization;
+  std::uint64_t tp = 1, pp = 1;
+  bool prefix_on = false, prefix_off = false, enforce_eager = false, no_chunked_prefill = false;
+
+  void add(CLI::App& c) {
+    c.add_option("--max-model-len", max_model_len, "tokens per request (32k, 131072); default: the model's");
+    c.add_option("--max-num-seqs", max_num_seqs, "running requests at most (default: vllm serve's, 1024 on >= 70 GiB GPUs other than A100, else 256)");
+    c.add_option("--max-num-batched-tokens", max_num_batched_tokens, "token budget per step (default: vllm serve's, 8192 or 2048)");
+    c.add_option("--kv-cache-dtype", kv_cache_dtype, "auto, fp8, fp8_e4m3, fp8_e5m2, bf16, ...");
+    c.add_option("--block-size", block_size, "tokens per KV block (default: 16, or the MLA backend's)");
+    c.add_option("--gpu-memory-utilization", gpu_memory_utilization, "fraction of GPU memory vLLM may use (0.9)");
+    c.add_option("--kv-cache-memory,--kv-cache-memory-bytes", kv_cache_memory, "KV cache bytes per GPU (replaces the utilization budget)");
+    c.add_flag("--enable-prefix-caching", prefix_on, "prefix caching on (the default)");
+    c.add_flag("--no-enable-prefix-caching", prefix_off, "prefix caching off");
+    c.add_option("--tensor-parallel-size,--tp", tp, "tensor-parallel size")->capture_default_str();
+    c.add_option("--pipeline-parallel-size,--pp", pp, "pipeline-parallel size")->capture_default_str();
+    c.add_option("--num-gpu-blocks-override", num_gpu_blocks_override, "vLLM's block-count override");
+    c.add_option("--long-prefill-token-threshold", long_prefill, "cap on one request's prefill tokens per step");
+    c.add_flag("--no-enable-chunked-prefill", no_chunked_prefill, "chunked prefill off");
+    c.add_option("--mamba-cache-mode", mamba_cache_mode, "none, align or all (hybrid Mamba models)");
+    c.add_option("--attention-backend", attention_backend, "vLLM attention backend (changes the MLA block size)");
+    c.add_flag("--enforce-eager", enforce_eager, "no CUDA graphs (frees their memory for the cache)");
+  }
+  // The same settings as `vllm serve` flags, for check_deployment's memory budget.
+  std::vector<std::string> to_args(std::uint64_t mnbt) const {
+    std::vector<std::string> a;
+    auto put = [&](const char* k, const std::string& v) {
+      if (!v.empty()) a.insert(a.end(), {k, v});
+    };
+    if (!max_model_len.empty()) put("--max-model-len", std::to_string(parse_tokens(max_model_len, "--max-model-len")));
+    put("--max-num-batched-tokens", std::to_string(mnbt));
+    put("--kv-cache-dtype", kv_cache_dtype);
+    if (block_size) put("--block-size", std::to_string(*block_size));
+    if (gpu_memory_utilization) put("--gpu-memory-utilization", std::to_string(*gpu_memory_utilization));
+    if (!kv_cache_memory.empty())  // vLLM's flag takes whole bytes
+      put("--kv-cache-memory-bytes", std::to_string(parse_bytes(kv_cache_memory, "--kv-cache-memory")));
+    if (prefix_off) a.push_back("--no-enable-prefix-caching");
+    put("--tensor-parallel-size", std::to_string(tp));
+    put("--pipeline-parallel-size", std::to_string(pp));
+    if (num_gpu_blocks_override) put("--num-gpu-blocks-override", std::to_string(*num_gpu_blocks_override));
+    put("--mamba-cache-mode", mamba_cache_mode);
+    put("--attention-backend", attention_backend);
+    if (enforce_eager) a.push_back("--enforce-eager");
+    return a;
+  }
+};
+
+struct SimulateCliOptions {
+  std::vector<std::string> positional;  // MODEL, or a launch command after --
+  std::vector<std::string> assume;
+  std::string gpu, engine = "vllm", trace, workload, calibration, csv, find, seed;
+  VllmFlags vllm;
+  double prefill_efficiency = 0.5;
+  double slo_ttft = 0, slo_tpot = 0, slo_e2e = 0, slo_percentile = 0.9, price = 0, target_rate = 0;
+  bool json = false;
+};
+
+bool is_launcher(const std::string& s) {
+  return s == "vllm" || s == "python" || s == "python3" || s == "sglang" || s == "llama-server" || s == "trtllm-serve";
+}
+
+int run_simulate(SimulateCliOptions o) {
+  if (o.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
+  if (parse_engine(o.engine) != EngineKind::vllm)
+    throw InputError::value("--engine", o.engine, "vllm (only vLLM's scheduler is simulated so far)");
+  if (o.trace.empty() == o.workload.empty()) throw InputError::value("workload", "", "exactly one of --trace FILE or --workload SPEC");
+  std::vector<std::string> argv;
+  for (const auto& part : o.positional)
+    for (auto& w : split_command_line(part)) argv.push_back(std::move(w));
+  if (argv.empty()) throw InputError::value("MODEL", "", "a model, or a launch command after -- (vllm serve MODEL ...)");
+  const bool launch = argv.size() > 1 || is_launcher(argv[0]);
+  Deployment d;
+  VllmFlags& f = o.vllm;
+  if (launch) {
+    d = parse_launch_command(argv);
+    if (d.engine != EngineKind::vllm)
+      throw InputError::value("launch command", argv[0], "vllm serve ... (only vLLM's scheduler is simulated so far)");
+    // Read the command's flags with simulate's own vLLM flags; others are left to check's notes.
+    CLI::App p{"vllm flags"};
+    p.allow_extras();
+    f = VllmFlags{};
+    f.add(p);
+    std::vector<std::string> args;
+    for (const auto& a : d.args) args.push_back(a == "-tp" ? "--tp" : a == "-pp" ? "--pp" : a);
+    std::reverse(args.begin(), args.end());
+    p.parse(args);
+  } else {
+    d.engine = EngineKind::vllm;
+    d.model = argv[0];
+    d.source = "command line";
+  }
+  if (f.prefix_on && f.prefix_off) throw InputError::value("--enable-prefix-caching", "both", "one of --enable-prefix-caching, --no-enable-prefix-caching");
+  const Accelerator& gpu = find_accelerator(o.gpu);
+  const VllmBatchDefaults def = vllm_serve_batch_defaults(gpu);
+  const std::uint64_t mnbt =
+      f.max_num_batched_tokens.empty() ? def.max_num_batched_tokens : parse_tokens(f.max_num_batched_tokens, "--max-num-batched-tokens");
+  if (launch) {
+    if (f.max_num_batched_tokens.empty()) d.args.insert(d.args.end(), {"--max-num-batched-tokens", std::to_string(mnbt)});
+  } else {
+    d.args = f.to_args(mnbt);
+  }
+  CheckOptions co;
+  co.gpu = gpu.name;
+  const CheckResult cr = check_deployment(d, co);
+  if (!cr.starts)
+    throw InputError::value("vLLM settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(), "settings with which vLLM starts");
+
+  LoadOptions lo;
+  lo.assume = o.assume;
+  ModelSpec m = load_model(cr.model_ref, lo);
+  SimOptions so;
+  VllmOptions& v = so.engine;
+  v.max_model_len = cr.context;
+  v.block_size = f.block_size;
+  if (!f.kv_cache_dtype.empty()) v.kv_cache_dtype = f.kv_cache_dtype;
+  v.tensor_parallel_size = f.tp;
+  v.pipeline_parallel_size = f.pp;
+  v.max_num_batched_tokens = mnbt;
+  v.attention_backend = f.attention_backend;
+  v.blackwell = def.blackwell;
+  v.enable_prefix_caching = !f.prefix_off;
+  v.mamba_cache_mode = f.mamba_cache_mode;
+  v.num_gpu_blocks_override = f.num_gpu_blocks_override;
+  v.available_kv_bytes = cr.kv_budget_bytes;
+  // One source of truth: the simulated pool must be the block count `kvplan check` reports.
+  const VllmResult prof = vllm_profile(m, v);
+  if (const auto* checked = std::get_if<VllmResult>(&cr.engine_result); checked && checked->num_blocks != prof.num_blocks)
+    throw Error("kvplan simulate: internal error: the simulated block count " + std::to_string(prof.num_blocks) +
+                " differs from kvplan check's " + std::to_string(checked->num_blocks));
+  so.scheduler.max_num_seqs = f.max_num_seqs.value_or(def.max_num_seqs);
+  so.scheduler.long_prefill_token_threshold = f.long_prefill.value_or(0);
+  so.scheduler.chunked_prefill = !f.no_chunked_prefill;
+  if (!o.calibration.empty()) so.step_time = load_step_time(o.calibration);
+  so.step_time.prefill_efficiency = o.prefill_efficiency;
+  so.slo = {o.slo_ttft, o.slo_tpot, o.slo_e2e};
+
+  std::ofstream csv;
+  if (!o.csv.empty()) {
+    csv.open(o.csv);
+    if (!csv) throw InputError::value("--csv", o.csv, "a writable file");
+    csv << sim_step_csv_header();
+    so.on_step = [&csv](const SimStep& s) { csv << format_sim_step_csv(s); };
+  }
+
+  auto finish_json = [&](nlohmann::json j) {
+    j["deployment"] = {{"source", d.source}, {"args", d.args}};
+    j["check_notes"] = cr.notes;
+    return j;
+  };
+  if (!o.find.empty()) {
+    if (o.find != "max-rate") throw InputError::value("--find", o.find, "max-rate");
+    if (o.workload.empty()) throw InputError::value("--find max-rate", "--trace", "a --workload spec (its lengths; the search sets the rate)");
+    WorkloadSpec w = parse_workload_spec(o.workload);
+    if (!o.seed.empty()) w.seed = parse_tokens(o.seed, "--seed");
+    CapacityOptions c;
+    c.percentile = o.slo_percentile;
+    c.price_per_gpu_hour = o.price;
+    c.target_rate = o.target_rate;
+    so.on_step = nullptr;
+    CapacityResult r = find_max_rate(m, gpu, so, w, c);
+    if (o.json) print_json(finish_json(to_json(r)));
+    else std::cout << format_capacity_text(r);
+    return 0;
+  }
+  SimResult r;
+  if (!o.trace.empty()) {
+    r = simulate(m, gpu, so, load_trace(o.trace));
+  } else {
+    WorkloadSpec w = parse_workload_spec(o.workload);
+    if (!o.seed.empty()) w.seed = parse_tokens(o.seed, "--seed");
+    r = simulate(m, gpu, so, w);
+    if (o.json) {
+      auto j = finish_json(to_json(r));
+      j["workload"] = to_json(w);
+      print_json(j);
+      return 0;
+    }
+  }
+  if (o.price > 0 && r.throughput_output_tokens_per_s > 0) {
+    const double gpus = static_cast<double>(f.tp * f.pp);
+    r.notes.push_back("cost at " + format_fixed(o.price, 2) + " per GPU-hour: " +
+                      format_fixed(o.price * gpus / (r.throughput_output_tokens_per_s * 3600.0) * 1e6, 4) +
+                      " per million output tokens at this run's throughput");
+  }
+  if (o.json) print_json(finish_json(to_json(r)));
+  else std::cout << format_simulate_text(r);
+  return 0;
+}
+
+}  // namespace
+
+static void register_simulate(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<SimulateCliOptions>();
+  auto* cmd = app.add_subcommand("simulate", "run vLLM's scheduler and KV allocator over a request trace or synthetic workload");
+  cmd->add_option("MODEL", o->positional,
+                  "a model (as for kvplan size), or after -- a launch command: vllm serve MODEL --max-num-seqs 64 ...");
+  cmd->add_option("--assume", o->assume, "accept an explicit assumption (as for kvplan size)");
+  cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
+  cmd->add_option("--engine", o->engine, "the engine whose scheduler runs (vllm)")->capture_default_str();
+  o->vllm.add(*cmd);
+  cmd->add_option("--trace", o->trace, "a trace: JSONL {arrival_s, prompt_tokens, output_tokens, session?, prefix_id?}, "
+                                       "an Azure LLM inference trace CSV or a BurstGPT CSV");
+  cmd->add_option("--workload", o->workload,
+                  "a synthetic workload: \"arrivals=poisson rate=10 requests=1000 prompt=lognormal:1024:0.8 "
+                  "output=uniform:64:512 system_prompt=512 turns=3 think=5 users=64 seed=1\" (docs/simulate.md)");
+  cmd->add_option("--seed", o->seed, "seed for the synthetic workload (overrides seed= in the spec)");
+  cmd->add_option("--calibration", o->calibration,
+                  "CSV of measured steps (prefill_tokens, decode_tokens, kv_tokens_read, seconds) for a fitted step time");
+  cmd->add_option("--prefill-efficiency", o->prefill_efficiency, "roofline: fraction of the dense peak prefill reaches")
+      ->capture_default_str();
+  cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token target, seconds (goodput, --find)");
+  cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token target, seconds");
+  cmd->add_option("--slo-e2e", o->slo_e2e, "end-to-end latency target, seconds");
+  cmd->add_option("--slo-percentile", o->slo_percentile, "--find: the percentile the SLOs apply to (0.5, 0.9, 0.99)")
+      ->capture_default_str();
+  cmd->add_option("--find", o->find, "max-rate: the highest Poisson rate within the SLOs (bisection over seeded runs)");
+  cmd->add_option("--target-rate", o->target_rate, "--find: also the fewest replicas for this many requests/s");
+  cmd->add_option("--price", o->price, "price per GPU-hour: cost per million tokens");
+  cmd->add_option("--csv", o->csv, "write one CSV row per scheduler step to FILE");
+  cmd->add_flag("--json", o->json, "print one JSON object");
+  cmd->callback([&run, o] { run = [o] { return run_simulate(*o); }; });
+}
+
+KVPLAN_VERB(47, register_simulate);
+
+}  // namespace kvplan::cli

@@ -1,0 +1,260 @@
+#pragma once
+// `kvplan simulate`: a workload simulator that runs vLLM V1's scheduler and KV-cache allocator
+// (continuous batching, chunked prefill, the hybrid allocator's groups and block tables, prefix
+// caching, preemption by recompute) step by step over a request trace, with kvplan's exact
+// block count (vllm_profile) and a roofline or calibrated step time. docs/simulate.md explains
+// the model, what it mirrors in vLLM's code and its limits.
+//
+// Times are doubles in seconds and are estimates; block and token counts are exact integers.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/engines.h"
+#include "kvplan/hardware.h"
+#include "kvplan/model.h"
+
+namespace kvplan {
+
+// ---------------------------------------------------------------------------------------------
+// Workloads
+// ---------------------------------------------------------------------------------------------
+
+// One request. Token content (what prefix caching can reuse) is described, not stored:
+//  - prefix_id != 0: the first `prefix_tokens` prompt tokens (all of them when prefix_tokens is
+//    0) are the first tokens of one shared token stream named prefix_id;
+//  - session != 0: a later turn of a session starts with the previous turn's prompt and
+//    output (as many of those tokens as the prompt holds), then new tokens;
+//  - everything else is unique to the request.
+struct SimRequest {
+  double arrival_s = 0;
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t output_tokens = 0;   // max_tokens; generation always runs to it (no early EOS)
+  std::uint64_t session = 0;         // 0 = none
+  std::uint64_t prefix_id = 0;       // 0 = none
+  std::uint64_t prefix_tokens = 0;   // 0 with prefix_id = the whole prompt is the shared stream
+};
+
+// Trace files. JSONL: one {"arrival_s", "prompt_tokens", "output_tokens", "session"?,
+// "prefix_id"?, "prefix_tokens"?} per line. CSV with the header of the public Azure LLM inference
+// traces (TIMESTAMP,ContextTokens,GeneratedTokens; Azure/AzurePublicDataset, AzureLLMInferenceTrace
+// 2023/2024) or of BurstGPT (Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type;
+// HPMLL/BurstGPT), arrival times taken relative to the first row. `source` names the file in
+// messages.
+enum class TraceFormat { automatic, jsonl, azure_csv, burstgpt_csv };
+std::vector<SimRequest> parse_trace(std::string_view text, std::string_view source,
+                                    TraceFormat format = TraceFormat::automatic);
+std::vector<SimRequest> load_trace(const std::string& path, TraceFormat format = TraceFormat::automatic);
+
+// A length distribution: fixed:N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEDIAN:SIGMA,
+// histogram:V1@W1,V2@W2,... (value@weight). Samples are rounded and clamped to [min, max].
+struct LengthDist {
+  enum class Kind { fixed, uniform, normal, lognormal, histogram } kind = Kind::fixed;
+  double a = 0, b = 0;                                  // parameters (see above)
+  std::vector<std::pair<std::uint64_t, double>> bins;   // histogram
+  std::uint64_t min = 1, max = UINT64_MAX;
+  static LengthDist fixed_at(std::uint64_t n) {
+    LengthDist d;
+    d.a = static_cast<double>(n);
+    return d;
+  }
+};
+LengthDist parse_length_dist(std::string_view text, std::string_view what);
+
+// A synthetic workload, seeded and deterministic: the PRNG is xoshiro256** seeded by SplitMix64
+// (Blackman & Vigna), and every distribution is sampled by formulas in kvplan's own code, so the
+// same spec and seed give the same requests with any compiler and standard library.
+struct WorkloadSpec {
+  enum class Arrivals { poisson, bursty, closed, at_once } arrivals = Arrivals::poisson;
+  double rate = 1.0;               // requests/s (poisson, bursty)
+  double burstiness_cv = 2.0;      // bursty: gamma inter-arrivals with this coefficient of variation
+  std::uint64_t users = 1;         // closed: users; each sends, waits for the answer, thinks
+  double think_s = 0;              // closed and multi-turn: mean exponential think time (0 = none)
+  std::uint64_t requests = 1000;   // total requests (all turns counted)
+  LengthDist prompt = LengthDist::fixed_at(512);
+  LengthDist output = LengthDist::fixed_at(128);
+  std::uint64_t system_prompt_tokens = 0;  // a shared prefix every prompt starts with
+  std::uint64_t turns = 1;         // >1: sessions; turn k's prompt = history + a new prompt sample
+  std::uint64_t seed = 0;
+};
+// "rate=10 requests=1000 prompt=lognormal:1024:0.8 output=uniform:64:512 arrivals=poisson
+//  system_prompt=512 turns=3 think=5 users=64 cv=2 seed=1" (space- or comma-separated key=value).
+WorkloadSpec parse_workload_spec(std::string_view text);
+nlohmann::json to_json(const WorkloadSpec& w);
+
+// ---------------------------------------------------------------------------------------------
+// Step time
+// ---------------------------------------------------------------------------------------------
+
+// One scheduler step's batch, as the step-time model sees it.
+struct StepBatch {
+  std::uint64_t prefill_tokens = 0;   // new tokens of requests still in their prompt
+  std::uint64_t decode_tokens = 0;    // one per request past its prompt
+  std::uint64_t kv_tokens_read = 0;   // sum over scheduled requests of the context they attend
+  std::uint64_t requests = 0;
+  double kv_bytes_read = 0;           // exact per-layer bytes read (windows capped), this GPU
+  double flops = 0;                   // linear layers + attention, this GPU
+};
+
+// roofline: max(weights read + KV read) / bandwidth, FLOPs / (peak x efficiency)) on one GPU of
+// the replica (an estimate: no kernel overheads, no communication). linear: a + b x prefill +
+// c x decode + d x kv_tokens_read, fitted to measured steps.
+struct StepTimeModel {
+  enum class Kind { roofline, linear } kind = Kind::roofline;
+  double prefill_efficiency = 0.5;  // roofline: fraction of the dense peak prefill reaches
+  double a = 0, b = 0, c = 0, d = 0;
+  std::uint64_t samples = 0;        // linear: rows fitted
+  double rms_error_s = 0;           // linear: fit residual
+  std::string source;               // the calibration file
+};
+// CSV with a header naming prefill_tokens, decode_tokens, kv_tokens_read and seconds (any order;
+// more columns are ignored); least squares on the four coefficients.
+StepTimeModel fit_step_time(std::string_view csv_text, std::string_view source);
+StepTimeModel load_step_time(const std::string& path);
+
+// ---------------------------------------------------------------------------------------------
+// The simulation
+// ---------------------------------------------------------------------------------------------
+
+// vLLM's scheduler settings (vllm/config/scheduler.py SchedulerConfig). max_num_batched_tokens,
+// block size, prefix caching, max_model_len and the memory budget come from `engine`.
+struct SimSchedulerOptions {
+  std::uint64_t max_num_seqs = 256;              // --max-num-seqs (SchedulerConfig default 256)
+  std::uint64_t long_prefill_token_threshold = 0;  // --long-prefill-token-threshold (0 = off)
+  bool chunked_prefill = true;                   // --enable-chunked-prefill (V1 default on)
+};
+
+// `vllm serve`'s batch defaults (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, the
+// OPENAI_API_SERVER context): on a GPU with at least 70 GiB whose name has no "a100",
+// max_num_batched_tokens 8192 and max_num_seqs 1024; otherwise 2048 and 256. `blackwell` is the
+// platform flag VllmOptions takes (the MLA backend default), by the GPU's name as kvplan check
+// reads it (B100, B200, B300).
+struct VllmBatchDefaults {
+  std::uint64_t max_num_batched_tokens = 0, max_num_seqs = 0;
+  bool blackwell = false;
+};
+VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu);
+
+struct SloTargets {
+  double ttft_s = 0;   // 0 = no target
+  double tpot_s = 0;
+  double e2e_s = 0;
+};
+
+// One step, for the per-step CSV (streamed through SimOptions::on_step; nothing is kept).
+struct SimStep {
+  std::uint64_t index = 0;
+  double start_s = 0, duration_s = 0;
+  std::uint64_t running = 0, waiting = 0;
+  std::uint64_t scheduled_requests = 0, prefill_tokens = 0, decode_tokens = 0, kv_tokens_read = 0;
+  std::uint64_t blocks_used = 0;                 // pool blocks with a reference (null block excluded)
+  std::uint64_t cached_free_blocks = 0;          // free blocks still holding a prefix-cache hash
+  std::vector<std::uint64_t> group_blocks;       // blocks held per KV cache group
+  std::uint64_t preemptions = 0;                 // in this step
+  std::uint64_t finished = 0;                    // in this step
+};
+
+struct SimOptions {
+  VllmOptions engine;            // as `kvplan engine vllm`; the memory budget must be resolved
+  SimSchedulerOptions scheduler;
+  StepTimeModel step_time;
+  SloTargets slo;
+  std::function<void(const SimStep&)> on_step;   // optional per-step sink
+  std::uint64_t timeline_points = 512;     // bound on the kept time series (decimated)
+  std::uint64_t max_steps = 100'000'000;   // safety bound; exceeding it is an error
+};
+
+struct Percentiles {
+  std::uint64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+struct SimTimelinePoint {
+  double t_s = 0;
+  std::uint64_t running = 0, waiting = 0, blocks_used = 0;
+  std::vector<std::uint64_t> group_blocks;
+};
+
+struct SimGroupInfo {
+  std::string kind;
+  std::uint64_t block_size = 0, window = 0, layers = 0;
+  std::uint64_t peak_blocks = 0;
+};
+
+struct SimResult {
+  // The deployment as vLLM sizes it (vllm_profile).
+  std::string model, gpu;
+  std::uint64_t num_blocks = 0;        // the engine's num_blocks (block 0 is vLLM's null block)
+  std::uint64_t block_size = 0;
+  std::uint64_t max_model_len = 0;
+  double engine_max_concurrency = 0;   // vLLM's "Maximum concurrency" figure
+  std::uint64_t max_num_seqs = 0, max_num_batched_tokens = 0;
+  bool prefix_caching = false;
+  std::vector<SimGroupInfo> groups;
+  std::string step_time_model;         // "roofline estimate ..." or "calibrated a + b ..."
+  // Outcome.
+  std::uint64_t requests = 0, finished = 0, rejected = 0;   // rejected: longer than max_model_len
+  std::uint64_t steps = 0;
+  double makespan_s = 0;               // first arrival to last finish
+  std::uint64_t peak_blocks = 0, peak_running = 0, peak_waiting = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t prompt_tokens = 0, output_tokens = 0, computed_prompt_tokens = 0;
+  std::uint64_t prefix_query_tokens = 0, prefix_hit_tokens = 0;
+  double prefix_hit_rate = 0;
+  Percentiles ttft_s, tpot_s, e2e_s, queue_s;
+  double throughput_requests_per_s = 0, throughput_output_tokens_per_s = 0, throughput_total_tokens_per_s = 0;
+  SloTargets slo;
+  std::uint64_t slo_met = 0;
+  double goodput_requests_per_s = 0;
+  double mean_running = 0, mean_waiting = 0, mean_in_system = 0;   // time averages
+  double arrival_rate_per_s = 0;       // finished / makespan (Little's law: L = lambda x W)
+  std::vector<SimTimelinePoint> timeline;
+  std::vector<std::string> notes;
+};
+
+// Runs the workload. Throws InputError when the engine does not start (vLLM's own message).
+SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests);
+SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w);
+// The requests an open-loop spec produces (closed loops and multi-turn think times depend on the
+// simulation and are generated inside it).
+std::vector<SimRequest> generate_requests(const WorkloadSpec& w);
+
+// ---------------------------------------------------------------------------------------------
+// Capacity search
+// ---------------------------------------------------------------------------------------------
+struct CapacityOptions {
+  double percentile = 0.9;        // the SLO must hold at this percentile (0.5, 0.9 or 0.99)
+  double rate_lo = 0, rate_hi = 0;  // 0: search from 0.5 req/s doubling
+  std::uint64_t iterations = 12;
+  double price_per_gpu_hour = 0;  // 0: no cost
+  double target_rate = 0;         // > 0: fewest replicas for this rate
+};
+struct CapacityResult {
+  double max_rate = 0;            // highest Poisson rate (req/s per replica) within the SLOs
+  std::uint64_t runs = 0;
+  SimResult at_max;               // the run at max_rate
+  std::uint64_t gpus_per_replica = 0;
+  std::uint64_t replicas_for_target = 0;
+  double cost_per_million_output_tokens = 0, cost_per_million_total_tokens = 0;
+  std::vector<std::string> notes;
+};
+// The workload's arrivals are replaced by Poisson arrivals at each probed rate (same seed).
+CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
+                             const CapacityOptions& c);
+
+// ---------------------------------------------------------------------------------------------
+// Reports
+// ---------------------------------------------------------------------------------------------
+nlohmann::json to_json(const SimResult& r);       // "schema": "kvplan.simulate/1"
+nlohmann::json to_json(const CapacityResult& r);
+std::string format_simulate_text(const SimResult& r);
+std::string format_capacity_text(const CapacityResult& r);
+std::string sim_step_csv_header();
+std::string format_sim_step_csv(const SimStep& s);
+
+}  // namespace kvplan

@@ -1,0 +1,58 @@
+#pragma once
+// Private pieces shared by the simulator's files.
+#include <cstdint>
+
+#include "kvplan/simulate.h"
+#include "simulate/rng.h"
+
+namespace kvplan::detail {
+
+std::uint64_t sample_length(const LengthDist& d, SimRng& rng);
+double sample_gap(const WorkloadSpec& w, SimRng& rng);
+
+// Percentiles from a log-bucketed histogram: buckets 0.1 % wide from 1 us to ~10^6 s, so
+// memory is fixed (about 110 KiB) however many requests run, and a percentile is within 0.1 %
+// of the exact order statistic (the exact minimum and maximum are kept).
+class LogHistogram {
+ public:
+  void add(double v);
+  Percentiles summary() const;
+  double quantile(double q) const;
+
+ private:
+  std::vector<std::uint32_t> counts_;
+  std::uint64_t n_ = 0;
+  double sum_ = 0, min_ = 0, max_ = 0;
+};
+
+// One simulation's step-time model, prepared once from the model, GPU and options.
+class StepTimer {
+ public:
+  StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptions& e, const StepTimeModel& t);
+  // A calibrated (linear) model needs no model or GPU.
+  explicit StepTimer(const StepTimeModel& linear);
+  // Adds one scheduled request (context before, tokens scheduled) to the batch being built.
+  void add(StepBatch& b, std::uint64_t computed, std::uint64_t scheduled) const;
+  double seconds(const StepBatch& b) const;
+  std::string describe() const;
+
+ private:
+  struct CacheGroup {
+    double bytes_per_token = 0;
+    std::uint64_t cap = 0;
+  };
+  struct AttnGroup {
+    double flops_per_pair = 0;  // 2 x heads x (dk + dv) x layers, this GPU
+    std::uint64_t cap = 0;
+  };
+  StepTimeModel model_;
+  std::vector<CacheGroup> cache_;
+  std::vector<AttnGroup> attn_;
+  double state_bytes_ = 0;
+  double linear_flops_per_token_ = 0;
+  std::uint64_t active_bytes_ = 0, expert_bytes_ = 0, experts_ = 0, experts_per_token_ = 0;
+  double tp_ = 1, bandwidth_ = 0, peak_ = 0;
+  std::string peak_name_;
+};
+
+}  // namespace kvplan::detail

@@ -1,0 +1,288 @@
+// Step time for `kvplan simulate`: the planner's roofline applied to one scheduler step's batch,
+// or a linear model fitted to measured step times.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "kvplan/error.h"
+#include "kvplan/planner.h"
+#include "kvplan/units.h"
+#include "kvplan/weights.h"
+#include "simulate/sim_internal.h"
+
+namespace kvplan {
+
+namespace detail {
+
+namespace {
+// Attended (query, key) pairs when tokens [from, to) attend to at most `cap` keys each
+// (themselves included): sum over q of min(q + 1, cap).
+double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
+  auto upto = [cap](std::uint64_t n) {  // sum_{q<n} min(q+1, cap)
+    const double c = static_cast<double>(cap);
+    if (n <= cap) return static_cast<double>(n) * static_cast<double>(n + 1) / 2.0;
+    return c * (c + 1) / 2.0 + static_cast<double>(n - cap) * c;
+  };
+  return upto(to) - upto(from);
+}
+}  // namespace
+
+StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptions& e, const StepTimeModel& t)
+    : model_(t) {
+  if (t.kind == StepTimeModel::Kind::linear) return;
+  const VllmResult r = vllm_profile(m, e);
+  tp_ = static_cast<double>(std::max<std::uint64_t>(1, e.tensor_parallel_size));
+  const double pp = static_cast<double>(std::max<std::uint64_t>(1, e.pipeline_parallel_size));
+  // Cache bytes read per token (per GPU) from the engine's own per-layer pages: each group's
+  // page of block_size tokens times its layers; windows cap what a step reads. The profile
+  // describes the busiest pipeline stage; stages run one after another, so x pp.
+  for (const auto& g : r.groups) {
+    const double layers = static_cast<double>(g.layers.size()) * pp;
+    if (g.kind == "mamba") {
+      state_bytes_ += static_cast<double>(r.mamba_page_bytes ? r.mamba_page_bytes : g.page_bytes) * layers;
+      continue;
+    }
+    const std::uint64_t cap = (g.kind == "sliding_window" || g.kind == "chunked_local") && g.window ? g.window : UINT64_MAX;
+    cache_.push_back({static_cast<double>(g.page_bytes) / static_cast<double>(g.block_size) * layers, cap});
+  }
+  const WeightBytes w = weight_bytes(m);
+  active_bytes_ = w.active;
+  expert_bytes_ = w.experts;
+  experts_ = m.dims.num_experts;
+  experts_per_token_ = m.dims.experts_per_token;
+  linear_flops_per_token_ = 2.0 * static_cast<double>(m.params.active) / tp_;
+  // Attention FLOPs, as the planner counts them for TTFT: 2 x heads x (qk_dim + v_dim) per
+  // attended (query, key) pair on each attention layer.
+  const double heads = static_cast<double>(m.dims.num_attention_heads);
+  for (const auto& l : m.layers) {
+    double dims = 0;
+    std::uint64_t cap = UINT64_MAX;
+    if (const auto* f = std::get_if<FullAttention>(&l.cache)) dims = static_cast<double>(f->k_head_dim + f->v_head_dim);
+    else if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) {
+      dims = static_cast<double>(s->k_head_dim + s->v_head_dim);
+      cap = s->window;
+    } else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) {
+      dims = static_cast<double>(c->k_head_dim + c->v_head_dim);
+      cap = c->chunk;
+    } else if (std::holds_alternative<Mla>(l.cache)) {
+      dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
+    } else if (std::holds_alternative<SharedKv>(l.cache)) {
+      if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
+    }
+    if (dims <= 0) continue;
+    const double f = 2.0 * heads * dims / tp_;
+    auto it = std::find_if(attn_.begin(), attn_.end(), [cap](const AttnGroup& a) { return a.cap == cap; });
+    if (it == attn_.end()) attn_.push_back({f, cap});
+    else it->flops_per_pair += f;
+  }
+  bandwidth_ = gpu.bandwidth_bytes_per_s;
+  if (!(bandwidth_ > 0)) throw InputError::value("GPU bandwidth", gpu.name, "a GPU with a known memory bandwidth");
+  const bool fp8 = m.quantization && m.quantization->dtype &&
+                   (*m.quantization->dtype == Dtype::fp8_e4m3 || *m.quantization->dtype == Dtype::fp8_e5m2) &&
+                   gpu.fp8_flops > 0;
+  peak_ = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
+  peak_name_ = fp8 ? "FP8" : "BF16";
+  if (!(peak_ > 0)) throw InputError::value("GPU peak FLOPs", gpu.name, "a GPU with a known dense peak");
+  if (!(t.prefill_efficiency > 0 && t.prefill_efficiency <= 1))
+    throw InputError::value("prefill efficiency", std::to_string(t.prefill_efficiency), "a fraction in (0, 1]");
+}
+
+StepTimer::StepTimer(const StepTimeModel& linear) : model_(linear) {
+  if (linear.kind != StepTimeModel::Kind::linear)
+    throw InputError::value("step time model", "roofline", "a linear (calibrated) model without a model and GPU");
+}
+
+void StepTimer::add(StepBatch& b, std::uint64_t computed, std::uint64_t scheduled) const {
+  const std::uint64_t ctx = computed + scheduled;
+  b.kv_tokens_read += ctx;
+  b.requests += 1;
+  if (model_.kind == StepTimeModel::Kind::linear) return;
+  for (const auto& g : cache_) b.kv_bytes_read += g.bytes_per_token * static_cast<double>(std::min(ctx, g.cap));
+  b.kv_bytes_read += state_bytes_;
+  b.flops += linear_flops_per_token_ * static_cast<double>(scheduled);
+  for (const auto& a : attn_) b.flops += a.flops_per_pair * attended_pairs(computed, ctx, a.cap);
+}
+
+double StepTimer::seconds(const StepBatch& b) const {
+  if (model_.kind == StepTimeModel::Kind::linear)
+    return std::max(0.0, model_.a + model_.b * static_cast<double>(b.prefill_tokens) +
+                             model_.c * static_cast<double>(b.decode_tokens) +
+                             model_.d * static_cast<double>(b.kv_tokens_read));
+  const std::uint64_t tokens = b.prefill_tokens + b.decode_tokens;
+  const double weights = weight_bytes_read(active_bytes_, expert_bytes_, experts_, experts_per_token_, tokens) / tp_;
+  const double memory = (weights + b.kv_bytes_read) / bandwidth_;
+  const double compute = b.flops / (peak_ * model_.prefill_efficiency);
+  return std::max(memory, compute);
+}
+
+std::string StepTimer::describe() const {
+  std::ostringstream os;
+  if (model_.kind == StepTimeModel::Kind::linear) {
+    os << "calibrated: step = " << model_.a << " + " << model_.b << " x prefill_tokens + " << model_.c
+       << " x decode_tokens + " << model_.d << " x kv_tokens_read s (least squares over " << model_.samples
+       << " measured steps from " << model_.source << ", rms error " << model_.rms_error_s << " s)";
+  } else {
+    os << "roofline estimate: step = max((weights + KV bytes read) / bandwidth, FLOPs / ("
+       << static_cast<int>(std::lround(model_.prefill_efficiency * 100)) << "% of the " << peak_name_
+       << " dense peak)) per GPU; no kernel, launch or communication overheads";
+  }
+  return os.str();
+}
+
+// ---- LogHistogram ----
+namespace {
+constexpr double kHistMin = 1e-6;
+const double kLogStep = std::log(1.001);
+constexpr std::size_t kHistBins = 27700;  // 1e-6 .. ~1e6 s
+}  // namespace
+
+void LogHistogram::add(double v) {
+  if (counts_.empty()) counts_.assign(kHistBins, 0);
+  if (n_ == 0) min_ = max_ = v;
+  min_ = std::min(min_, v);
+  max_ = std::max(max_, v);
+  sum_ += v;
+  ++n_;
+  std::size_t i = 0;
+  if (v > kHistMin) i = std::min<std::size_t>(kHistBins - 1, static_cast<std::size_t>(std::log(v / kHistMin) / kLogStep) + 1);
+  ++counts_[i];
+}
+
+double LogHistogram::quantile(double q) const {
+  if (n_ == 0) return 0;
+  // The nearest-rank order statistic: the smallest value with at least ceil(q x n) values <= it.
+  const std::uint64_t rank = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(n_) - 1e-9)));
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      if (i == 0) return min_;
+      // Bucket i holds (kHistMin e^{(i-1)s}, kHistMin e^{is}]: report its geometric middle.
+      const double v = kHistMin * std::exp((static_cast<double>(i) - 0.5) * kLogStep);
+      return std::clamp(v, min_, max_);
+    }
+  }
+  return max_;
+}
+
+Percentiles LogHistogram::summary() const {
+  Percentiles p;
+  p.count = n_;
+  if (n_ == 0) return p;
+  p.mean = sum_ / static_cast<double>(n_);
+  p.p50 = quantile(0.5);
+  p.p90 = quantile(0.9);
+  p.p99 = quantile(0.99);
+  p.max = max_;
+  return p;
+}
+
+}  // namespace detail
+
+StepTimeModel fit_step_time(std::string_view csv_text, std::string_view source) {
+  std::istringstream is{std::string(csv_text)};
+  std::string line;
+  std::vector<std::string> header;
+  std::size_t lineno = 0;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> f;
+    std::stringstream ss(l);
+    std::string x;
+    while (std::getline(ss, x, ',')) {
+      while (!x.empty() && (x.back() == '\r' || x.back() == ' ')) x.pop_back();
+      while (!x.empty() && x.front() == ' ') x.erase(x.begin());
+      f.push_back(x);
+    }
+    return f;
+  };
+  while (header.empty() && std::getline(is, line)) {
+    ++lineno;
+    if (!line.empty() && line != "\r") header = split(line);
+  }
+  const char* names[5] = {"prefill_tokens", "decode_tokens", "kv_tokens_read", "seconds"};
+  std::size_t idx[4];
+  for (int k = 0; k < 4; ++k) {
+    auto it = std::find(header.begin(), header.end(), names[k]);
+    if (it == header.end())
+      throw ConfigError::field(source, "header", "columns prefill_tokens, decode_tokens, kv_tokens_read, seconds",
+                               "no column \"" + std::string(names[k]) + "\"", "");
+    idx[k] = static_cast<std::size_t>(it - header.begin());
+  }
+  // Normal equations X^T X beta = X^T y over rows [1, prefill, decode, kv].
+  double A[4][4] = {}, y[4] = {};
+  std::vector<std::array<double, 5>> rows;
+  while (std::getline(is, line)) {
+    ++lineno;
+    if (line.empty() || line == "\r") continue;
+    const auto f = split(line);
+    std::array<double, 5> r{1, 0, 0, 0, 0};
+    for (int k = 0; k < 4; ++k) {
+      if (idx[k] >= f.size())
+        throw ConfigError::field(std::string(source) + ":" + std::to_string(lineno), names[k], "a number", "nothing", "");
+      char* end = nullptr;
+      const double v = std::strtod(f[idx[k]].c_str(), &end);
+      if (f[idx[k]].empty() || end != f[idx[k]].c_str() + f[idx[k]].size() || !std::isfinite(v) || v < 0)
+        throw ConfigError::field(std::string(source) + ":" + std::to_string(lineno), names[k], "a non-negative number",
+                                 "\"" + f[idx[k]] + "\"", "");
+      r[k + 1] = v;
+    }
+    rows.push_back(r);
+    for (int i = 0; i < 4; ++i) {
+      y[i] += r[i] * r[4];
+      for (int j = 0; j < 4; ++j) A[i][j] += r[i] * r[j];
+    }
+  }
+  if (rows.size() < 4)
+    throw ConfigError::field(source, "rows", "at least 4 measured steps", std::to_string(rows.size()), "");
+  // Gaussian elimination with partial pivoting; a column that never varies is dropped (its
+  // coefficient stays 0) rather than producing a meaningless fit.
+  double M[4][5];
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) M[i][j] = A[i][j];
+    M[i][4] = y[i];
+  }
+  double beta[4] = {0, 0, 0, 0};
+  bool used[4] = {true, true, true, true};
+  const double scale = std::max(1.0, A[0][0]);
+  for (int c = 0; c < 4; ++c) {
+    int p = c;
+    for (int r = c + 1; r < 4; ++r)
+      if (std::fabs(M[r][c]) > std::fabs(M[p][c])) p = r;
+    if (std::fabs(M[p][c]) < 1e-12 * scale) {
+      used[c] = false;
+      continue;
+    }
+    std::swap(M[p], M[c]);
+    for (int r = 0; r < 4; ++r) {
+      if (r == c) continue;
+      const double f = M[r][c] / M[c][c];
+      for (int k = c; k < 5; ++k) M[r][k] -= f * M[c][k];
+    }
+  }
+  for (int c = 0; c < 4; ++c)
+    if (used[c]) beta[c] = M[c][4] / M[c][c];
+  StepTimeModel t;
+  t.kind = StepTimeModel::Kind::linear;
+  t.a = beta[0], t.b = beta[1], t.c = beta[2], t.d = beta[3];
+  t.samples = rows.size();
+  double se = 0;
+  for (const auto& r : rows) {
+    const double e = t.a + t.b * r[1] + t.c * r[2] + t.d * r[3] - r[4];
+    se += e * e;
+  }
+  t.rms_error_s = std::sqrt(se / static_cast<double>(rows.size()));
+  t.source = std::string(source);
+  return t;
+}
+
+StepTimeModel load_step_time(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError::value("calibration file (--calibration)", path, "a readable CSV file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return fit_step_time(ss.str(), path);
+}
+
+}  // namespace kvplan

@@ -1,0 +1,426 @@
+// Workloads for `kvplan simulate`: trace files (JSONL, the Azure LLM inference trace CSV, BurstGPT
+// CSV) and synthetic specs sampled with the simulator's own PRNG (rng.h).
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "kvplan/checked.h"
+#include "kvplan/error.h"
+#include "kvplan/simulate.h"
+#include "kvplan/units.h"
+#include "simulate/rng.h"
+
+namespace kvplan {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r' || s[a] == '"')) ++a;
+  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r' || s[b - 1] == '"')) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= line.size(); ++i)
+    if (i == line.size() || line[i] == ',') {
+      out.push_back(trim(line.substr(start, i - start)));
+      start = i + 1;
+    }
+  return out;
+}
+
+std::string where(std::string_view source, std::size_t line) { return std::string(source) + ":" + std::to_string(line); }
+
+std::uint64_t csv_uint(std::string_view source, std::size_t line, std::string_view column, const std::string& text) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size())
+    throw ConfigError::field(where(source, line), column, "a non-negative integer", "\"" + text + "\"", "");
+  return v;
+}
+
+double csv_double(std::string_view source, std::size_t line, std::string_view column, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+    throw ConfigError::field(where(source, line), column, "a non-negative number of seconds", "\"" + text + "\"", "");
+  return v;
+}
+
+// Days from 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+// "2023-11-16 18:15:46.6805900" (the Azure trace's TIMESTAMP) -> seconds since the epoch.
+double azure_timestamp(std::string_view source, std::size_t line, const std::string& t) {
+  int Y = 0, M = 0, D = 0, h = 0, mi = 0;
+  double s = 0;
+  char tail = 0;
+  if (std::sscanf(t.c_str(), "%d-%d-%d%*[ T]%d:%d:%lf%c", &Y, &M, &D, &h, &mi, &s, &tail) < 6 || M < 1 || M > 12 ||
+      D < 1 || D > 31 || h > 23 || mi > 59 || s < 0 || s >= 61)
+    throw ConfigError::field(where(source, line), "TIMESTAMP", "a date and time like 2023-11-16 18:15:46.6805900",
+                             "\"" + t + "\"", "");
+  return static_cast<double>(days_from_civil(Y, static_cast<unsigned>(M), static_cast<unsigned>(D))) * 86400.0 +
+         h * 3600.0 + mi * 60.0 + s;
+}
+
+std::uint64_t json_uint(const nlohmann::json& j, std::string_view source, std::size_t line, const char* key, bool required) {
+  auto it = j.find(key);
+  if (it == j.end()) {
+    if (required)
+      throw ConfigError::field(where(source, line), std::string("/") + key, "a non-negative integer", "nothing", "");
+    return 0;
+  }
+  if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0))
+    throw ConfigError::field(where(source, line), std::string("/") + key, "a non-negative integer", it->dump(), "");
+  return it->get<std::uint64_t>();
+}
+
+// A string session id (BurstGPT's UUIDs, JSONL strings) becomes a stable 64-bit id.
+std::uint64_t string_id(std::string_view s) {
+  std::uint64_t h = 0x243f6a8885a308d3ULL;
+  for (unsigned char c : s) h = detail::hash_mix(h, c);
+  return h | 1;  // never 0 (0 = no session)
+}
+
+}  // namespace
+
+std::vector<SimRequest> parse_trace(std::string_view text, std::string_view source, TraceFormat format) {
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  std::size_t first = 0;
+  while (first < lines.size() && trim(lines[first]).empty()) ++first;
+  if (first == lines.size()) throw ConfigError::parse(source, "the trace has no requests");
+  const std::string head = trim(lines[first]);
+  if (format == TraceFormat::automatic) {
+    if (!head.empty() && head[0] == '{') format = TraceFormat::jsonl;
+    else if (head.find("ContextTokens") != std::string::npos) format = TraceFormat::azure_csv;
+    else if (head.find("Request tokens") != std::string::npos) format = TraceFormat::burstgpt_csv;
+    else
+      throw ConfigError::parse(source, "unknown trace format: expected JSONL lines {\"arrival_s\", \"prompt_tokens\", "
+                                       "\"output_tokens\"}, an Azure LLM trace CSV (TIMESTAMP,ContextTokens,"
+                                       "GeneratedTokens) or a BurstGPT CSV (Timestamp,Model,Request tokens,Response tokens,...)");
+  }
+  std::vector<SimRequest> out;
+  if (format == TraceFormat::jsonl) {
+    for (std::size_t i = first; i < lines.size(); ++i) {
+      const std::string l = trim(lines[i]);
+      if (l.empty()) continue;
+      nlohmann::json j = nlohmann::json::parse(l, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) throw ConfigError::parse(where(source, i + 1), "expected one JSON object per line");
+      SimRequest r;
+      auto a = j.find("arrival_s");
+      if (a == j.end() || !a->is_number() || !(a->get<double>() >= 0) || !std::isfinite(a->get<double>()))
+        throw ConfigError::field(where(source, i + 1), "/arrival_s", "a non-negative number of seconds",
+                                 a == j.end() ? "nothing" : a->dump(), "");
+      r.arrival_s = a->get<double>();
+      r.prompt_tokens = json_uint(j, source, i + 1, "prompt_tokens", true);
+      r.output_tokens = json_uint(j, source, i + 1, "output_tokens", true);
+      r.prefix_tokens = json_uint(j, source, i + 1, "prefix_tokens", false);
+      for (const char* key : {"session", "prefix_id"}) {
+        auto it = j.find(key);
+        std::uint64_t v = 0;
+        if (it != j.end() && !it->is_null()) {
+          if (it->is_string()) v = string_id(it->get<std::string>());
+          else if (it->is_number_unsigned()) v = it->get<std::uint64_t>() + 1;  // +1: 0 stays "none"
+          else if (it->is_number_integer() && it->get<std::int64_t>() >= 0) v = it->get<std::uint64_t>() + 1;
+          else throw ConfigError::field(where(source, i + 1), std::string("/") + key, "a string or a non-negative integer", it->dump(), "");
+        }
+        (std::string_view(key) == "session" ? r.session : r.prefix_id) = v;
+      }
+      if (r.prefix_tokens && !r.prefix_id)
+        throw ConfigError::field(where(source, i + 1), "/prefix_tokens", "prefix_id beside it", "prefix_tokens alone", "");
+      out.push_back(r);
+    }
+  } else {
+    const auto cols = split_csv(head);
+    auto col = [&](std::string_view name) -> std::size_t {
+      for (std::size_t c = 0; c < cols.size(); ++c)
+        if (cols[c] == name) return c;
+      throw ConfigError::field(where(source, first + 1), "header", "a column named \"" + std::string(name) + "\"",
+                               "\"" + head + "\"", "");
+    };
+    const bool azure = format == TraceFormat::azure_csv;
+    const std::size_t ct = col(azure ? "TIMESTAMP" : "Timestamp");
+    const std::size_t cp = col(azure ? "ContextTokens" : "Request tokens");
+    const std::size_t co = col(azure ? "GeneratedTokens" : "Response tokens");
+    std::optional<std::size_t> cs;
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      if (cols[c] == "Session ID") cs = c;
+    double t0 = 0;
+    bool have_t0 = false;
+    for (std::size_t i = first + 1; i < lines.size(); ++i) {
+      const std::string l = trim(lines[i]);
+      if (l.empty()) continue;
+      const auto f = split_csv(lines[i]);
+      if (f.size() < cols.size())
+        throw ConfigError::field(where(source, i + 1), "row", std::to_string(cols.size()) + " columns",
+                                 std::to_string(f.size()), "");
+      const double t = azure ? azure_timestamp(source, i + 1, f[ct]) : csv_double(source, i + 1, cols[ct], f[ct]);
+      if (!have_t0) t0 = t, have_t0 = true;
+      SimRequest r;
+      r.arrival_s = std::max(0.0, t - t0);
+      r.prompt_tokens = csv_uint(source, i + 1, cols[cp], f[cp]);
+      r.output_tokens = csv_uint(source, i + 1, cols[co], f[co]);
+      if (cs && !f[*cs].empty()) r.session = string_id(f[*cs]);
+      out.push_back(r);
+    }
+  }
+  if (out.empty()) throw ConfigError::parse(source, "the trace has no requests");
+  std::stable_sort(out.begin(), out.end(), [](const SimRequest& a, const SimRequest& b) { return a.arrival_s < b.arrival_s; });
+  return out;
+}
+
+std::vector<SimRequest> load_trace(const std::string& path, TraceFormat format) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError::value("trace file (--trace)", path, "a readable file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_trace(ss.str(), path, format);
+}
+
+namespace {
+double parse_number(std::string_view text, std::string_view what) {
+  std::string s(text);
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) throw InputError::value(what, text, "a number");
+  return v;
+}
+std::vector<std::string> split_on(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      out.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+}  // namespace
+
+LengthDist parse_length_dist(std::string_view text, std::string_view what) {
+  const std::string expected =
+      "fixed:N, uniform:LO:HI, normal:MEAN:SD, lognormal:MEDIAN:SIGMA or histogram:V@W,V@W,...";
+  const auto parts = split_on(text, ':');
+  LengthDist d;
+  const std::string& k = parts[0];
+  auto need = [&](std::size_t n) {
+    if (parts.size() != n + 1) throw InputError::value(what, text, expected);
+  };
+  if (k == "fixed" || (parts.size() == 1 && !k.empty() && std::isdigit(static_cast<unsigned char>(k[0])))) {
+    d.kind = LengthDist::Kind::fixed;
+    d.a = static_cast<double>(parse_tokens(parts.size() == 1 ? parts[0] : (need(1), parts[1]), what));
+  } else if (k == "uniform") {
+    need(2);
+    d.kind = LengthDist::Kind::uniform;
+    d.a = static_cast<double>(parse_tokens(parts[1], what));
+    d.b = static_cast<double>(parse_tokens(parts[2], what));
+    if (d.b < d.a) throw InputError::value(what, text, "uniform:LO:HI with LO <= HI");
+  } else if (k == "normal" || k == "lognormal") {
+    need(2);
+    d.kind = k == "normal" ? LengthDist::Kind::normal : LengthDist::Kind::lognormal;
+    d.a = parse_number(parts[1], what);
+    d.b = parse_number(parts[2], what);
+    if (d.a <= 0 || d.b < 0) throw InputError::value(what, text, k + ":MEAN:SD with MEAN > 0 and SD >= 0");
+  } else if (k == "histogram") {
+    need(1);
+    d.kind = LengthDist::Kind::histogram;
+    double total = 0;
+    for (const auto& item : split_on(parts[1], ',')) {
+      const auto vw = split_on(item, '@');
+      if (vw.size() != 2) throw InputError::value(what, text, expected);
+      const double w = parse_number(vw[1], what);
+      if (!(w > 0)) throw InputError::value(what, text, "positive histogram weights");
+      d.bins.emplace_back(parse_tokens(vw[0], what), w);
+      total += w;
+    }
+    if (d.bins.empty() || !(total > 0)) throw InputError::value(what, text, expected);
+  } else {
+    throw InputError::value(what, text, expected);
+  }
+  if ((d.kind == LengthDist::Kind::fixed || d.kind == LengthDist::Kind::uniform) && d.a < 1)
+    throw InputError::value(what, text, "lengths of at least 1 token");
+  return d;
+}
+
+WorkloadSpec parse_workload_spec(std::string_view text) {
+  WorkloadSpec w;
+  std::string s(text);
+  for (auto& c : s)
+    if (c == ',' || c == ';' || c == '\n' || c == '\t') c = ' ';
+  // Histogram bins use commas too: re-join "histogram:..." items split above.
+  std::vector<std::string> items;
+  {
+    std::istringstream is(s);
+    std::string tok;
+    while (is >> tok) {
+      if (tok.find('=') == std::string::npos && !items.empty() && items.back().find("histogram:") != std::string::npos)
+        items.back() += "," + tok;
+      else
+        items.push_back(tok);
+    }
+  }
+  if (items.empty()) throw InputError::value("workload (--workload)", text, "key=value items such as \"rate=10 requests=1000\"");
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError::value("workload (--workload)", item, "key=value");
+    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    const std::string what = "workload " + key;
+    auto positive = [&](double v) {
+      if (!(v > 0)) throw InputError::value(what, val, "a positive number");
+      return v;
+    };
+    if (key == "arrivals") {
+      if (val == "poisson") w.arrivals = WorkloadSpec::Arrivals::poisson;
+      else if (val == "bursty") w.arrivals = WorkloadSpec::Arrivals::bursty;
+      else if (val == "closed") w.arrivals = WorkloadSpec::Arrivals::closed;
+      else if (val == "at-once" || val == "at_once") w.arrivals = WorkloadSpec::Arrivals::at_once;
+      else throw InputError::value(what, val, "poisson, bursty, closed or at-once");
+    } else if (key == "rate") w.rate = positive(parse_number(val, what));
+    else if (key == "cv") w.burstiness_cv = positive(parse_number(val, what));
+    else if (key == "users") w.users = parse_tokens(val, what);
+    else if (key == "think") {
+      w.think_s = parse_number(val, what);
+      if (w.think_s < 0) throw InputError::value(what, val, "a non-negative number of seconds");
+    } else if (key == "requests" || key == "n") w.requests = parse_tokens(val, what);
+    else if (key == "prompt") w.prompt = parse_length_dist(val, what);
+    else if (key == "output") w.output = parse_length_dist(val, what);
+    else if (key == "system_prompt") w.system_prompt_tokens = parse_tokens(val, what);
+    else if (key == "turns") w.turns = parse_tokens(val, what);
+    else if (key == "seed") w.seed = parse_tokens(val, what);
+    else if (key == "max_prompt") w.prompt.max = parse_tokens(val, what);
+    else if (key == "max_output") w.output.max = parse_tokens(val, what);
+    else
+      throw InputError::unknown("workload key", key,
+                                "arrivals, rate, cv, users, think, requests, prompt, output, system_prompt, turns, seed, "
+                                "max_prompt or max_output");
+  }
+  if (w.requests == 0) throw InputError::value("workload requests", "0", "at least one request");
+  if (w.turns == 0) throw InputError::value("workload turns", "0", "at least one turn");
+  if (w.arrivals == WorkloadSpec::Arrivals::closed && w.users == 0)
+    throw InputError::value("workload users", "0", "at least one user for a closed loop");
+  return w;
+}
+
+namespace {
+const char* arrivals_name(WorkloadSpec::Arrivals a) {
+  switch (a) {
+    case WorkloadSpec::Arrivals::poisson: return "poisson";
+    case WorkloadSpec::Arrivals::bursty: return "bursty";
+    case WorkloadSpec::Arrivals::closed: return "closed";
+    case WorkloadSpec::Arrivals::at_once: return "at-once";
+  }
+  return "";
+}
+std::string dist_text(const LengthDist& d) {
+  std::ostringstream os;
+  switch (d.kind) {
+    case LengthDist::Kind::fixed: os << "fixed:" << static_cast<std::uint64_t>(d.a); break;
+    case LengthDist::Kind::uniform: os << "uniform:" << static_cast<std::uint64_t>(d.a) << ":" << static_cast<std::uint64_t>(d.b); break;
+    case LengthDist::Kind::normal: os << "normal:" << d.a << ":" << d.b; break;
+    case LengthDist::Kind::lognormal: os << "lognormal:" << d.a << ":" << d.b; break;
+    case LengthDist::Kind::histogram:
+      os << "histogram:";
+      for (std::size_t i = 0; i < d.bins.size(); ++i) os << (i ? "," : "") << d.bins[i].first << "@" << d.bins[i].second;
+      break;
+  }
+  return os.str();
+}
+}  // namespace
+
+nlohmann::json to_json(const WorkloadSpec& w) {
+  return {{"arrivals", arrivals_name(w.arrivals)}, {"rate", w.rate}, {"cv", w.burstiness_cv}, {"users", w.users},
+          {"think_s", w.think_s}, {"requests", w.requests}, {"prompt", dist_text(w.prompt)},
+          {"output", dist_text(w.output)}, {"system_prompt_tokens", w.system_prompt_tokens}, {"turns", w.turns},
+          {"seed", w.seed}};
+}
+
+namespace detail {
+
+std::uint64_t sample_length(const LengthDist& d, SimRng& rng) {
+  double v = 0;
+  switch (d.kind) {
+    case LengthDist::Kind::fixed: v = d.a; break;
+    case LengthDist::Kind::uniform: v = d.a + std::floor(rng.uniform() * (d.b - d.a + 1)); break;
+    case LengthDist::Kind::normal: v = d.a + d.b * rng.normal(); break;
+    case LengthDist::Kind::lognormal: v = d.a * std::exp(d.b * rng.normal()); break;
+    case LengthDist::Kind::histogram: {
+      double total = 0;
+      for (const auto& b : d.bins) total += b.second;
+      double u = rng.uniform() * total;
+      v = static_cast<double>(d.bins.back().first);
+      for (const auto& b : d.bins) {
+        if (u < b.second) {
+          v = static_cast<double>(b.first);
+          break;
+        }
+        u -= b.second;
+      }
+      break;
+    }
+  }
+  v = std::round(v);
+  const double lo = static_cast<double>(std::max<std::uint64_t>(1, d.min)), hi = static_cast<double>(d.max);
+  v = std::clamp(v, lo, hi);
+  return static_cast<std::uint64_t>(v);
+}
+
+double sample_gap(const WorkloadSpec& w, SimRng& rng) {
+  switch (w.arrivals) {
+    case WorkloadSpec::Arrivals::poisson: return rng.exponential(1.0 / w.rate);
+    case WorkloadSpec::Arrivals::bursty: {
+      // Gamma inter-arrivals with mean 1/rate and CV cv: shape 1/cv^2, scale cv^2/rate.
+      const double shape = 1.0 / (w.burstiness_cv * w.burstiness_cv);
+      return rng.gamma(shape) / (shape * w.rate);
+    }
+    case WorkloadSpec::Arrivals::closed:
+    case WorkloadSpec::Arrivals::at_once: return 0;
+  }
+  return 0;
+}
+
+}  // namespace detail
+
+std::vector<SimRequest> generate_requests(const WorkloadSpec& w) {
+  if (w.arrivals == WorkloadSpec::Arrivals::closed || w.turns > 1)
+    throw InputError::value("workload", "closed loop or multi-turn", "an open-loop, single-turn spec (the others are generated during the simulation)");
+  detail::SimRng rng(w.seed);
+  std::vector<SimRequest> out;
+  out.reserve(w.requests);
+  double t = 0;
+  for (std::uint64_t i = 0; i < w.requests; ++i) {
+    if (i > 0) t += detail::sample_gap(w, rng);
+    SimRequest r;
+    r.arrival_s = t;
+    const std::uint64_t p = detail::sample_length(w.prompt, rng);
+    r.prompt_tokens = checked_add(p, w.system_prompt_tokens, "prompt tokens");
+    r.output_tokens = detail::sample_length(w.output, rng);
+    if (w.system_prompt_tokens) {
+      r.prefix_id = 1;
+      r.prefix_tokens = w.system_prompt_tokens;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace kvplan

@@ -1,0 +1,142 @@
+"""CLI contract for kvplan simulate (docs/simulate.md, /shared/spec/interface.md).
+
+Run as: /usr/bin/python3 test_simulate_cli.py <path-to-kvplan>. The block count must be the one
+`kvplan check` reports for the same vllm serve command (one source of truth); the concurrency
+figure is derived by hand from it.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+KVPLAN = sys.argv[1] if len(sys.argv) > 1 else "build/bin/kvplan"
+passed = failed = 0
+MODEL = "meta-llama/Llama-3.1-8B"
+
+
+def run(*args):
+    return subprocess.run([KVPLAN, *args], capture_output=True, text=True)
+
+
+def js(*args):
+    r = run(*args, "--json")
+    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+    return json.loads(r.stdout)  # exactly one JSON object on stdout
+
+
+def check(name, fn):
+    global passed, failed
+    try:
+        fn()
+        passed += 1
+    except Exception as e:  # noqa: BLE001 - report every failure and go on
+        failed += 1
+        print(f"FAIL {name}: {type(e).__name__}: {e}")
+
+
+def write(text, suffix):
+    f = tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+def engine_blocks():
+    r = run("check", "--gpu", "H100", "--format", "json", "--", "vllm", "serve", MODEL, "--max-model-len", "4096")
+    return json.loads(r.stdout)["engine_result"]["num_blocks"]
+
+
+def json_contract():
+    j = js("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096",
+           "--workload", "rate=5 requests=200 prompt=uniform:100:1000 output=fixed:50 seed=1")
+    assert j["schema"] == "kvplan.simulate/1"
+    for k in ("num_blocks", "block_size", "peak_blocks", "peak_running", "preemptions"):
+        assert isinstance(j[k], int), k
+    for k in ("ttft_s", "tpot_s", "e2e_s"):
+        for p in ("p50", "p90", "p99"):
+            assert j[k][p] > 0, (k, p)
+        assert j[k]["p50"] <= j[k]["p90"] <= j[k]["p99"]
+    assert j["num_blocks"] == engine_blocks()
+    assert j["block_size"] == 16
+    assert j["peak_blocks"] <= j["num_blocks"] - 1
+    assert j["finished"] == 200
+
+
+def launch_form_matches():
+    trace = write("".join(json.dumps({"arrival_s": i * 0.1, "prompt_tokens": 500, "output_tokens": 20}) + "\n"
+                          for i in range(50)), ".jsonl")
+    r = run("simulate", "--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", MODEL, "--max-model-len", "4096")
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)
+    b = js("simulate", MODEL, "--gpu", "H100", "--trace", trace, "--max-model-len", "4096")
+    assert a["num_blocks"] == b["num_blocks"] == engine_blocks()
+    assert a["ttft_s"] == b["ttft_s"]
+    assert a["max_num_seqs"] == 1024  # vllm serve's default on an 80 GB H100
+
+
+def concurrency_reaches_engine_figure():
+    # 300 requests of 4095 prompt tokens at once, a 20 GiB cache: one block of 16 tokens is
+    # 32 layers x 8 heads x 128 x 2 (K, V) x 2 B x 16 = 2 MiB, so 10,240 blocks; each request
+    # holds cdiv(4095, 16) = 256 and block 0 is vLLM's null block: floor(10,239 / 256) = 39 run.
+    trace = write("".join(json.dumps({"arrival_s": 0, "prompt_tokens": 4095, "output_tokens": 1}) + "\n"
+                          for _ in range(300)), ".jsonl")
+    j = js("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--max-num-batched-tokens", "2000000",
+           "--kv-cache-memory", "20GiB", "--trace", trace)
+    assert j["num_blocks"] == 10240, j["num_blocks"]
+    assert j["peak_running"] == 39, j["peak_running"]
+    assert j["engine_max_concurrency"] == 40.0  # vLLM's figure counts the null block
+    assert j["finished"] == 300 and j["preemptions"] == 0
+
+
+def csv_and_text():
+    out = tempfile.mktemp(suffix=".csv")
+    r = run("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--workload", "requests=20 rate=2", "--csv", out)
+    assert r.returncode == 0, r.stderr
+    assert "TTFT" in r.stdout and "roofline estimate" in r.stdout
+    lines = open(out).read().splitlines()
+    assert lines[0].startswith("step,start_s,duration_s,running,waiting")
+    assert len(lines) > 20
+
+
+def azure_and_burstgpt():
+    az = write("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n"
+               "2023-11-16 18:15:50.9951690,396,109\n", ".csv")
+    j = js("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--trace", az)
+    assert j["finished"] == 2 and j["output_tokens"] == 153
+    bg = write("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+               "5,ChatGPT,472,18,490,Conversation log\n45,ChatGPT,1087,230,1317,Conversation log\n", ".csv")
+    j = js("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--trace", bg)
+    assert j["finished"] == 2 and j["prompt_tokens"] == 472 + 1087
+
+
+def find_max_rate_and_price():
+    j = js("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--find", "max-rate",
+           "--workload", "requests=300 prompt=fixed:1000 output=fixed:100 seed=2", "--slo-ttft", "0.5",
+           "--price", "2.5", "--target-rate", "100")
+    assert j["max_rate"] > 0
+    assert j["at_max_rate"]["ttft_s"]["p90"] <= 0.5
+    assert j["replicas_for_target"] >= 1
+    assert j["cost_per_million_output_tokens"] > 0
+
+
+def bad_input():
+    r = run("simulate", MODEL, "--gpu", "H100", "--workload", "rate=fast")
+    assert r.returncode == 2 and "workload rate" in r.stderr and r.stdout == ""
+    r = run("simulate", MODEL, "--gpu", "H100")
+    assert r.returncode == 2 and "--trace" in r.stderr
+    r = run("simulate", MODEL, "--gpu", "H100", "--trace", "/nonexistent.jsonl")
+    assert r.returncode == 2 and "/nonexistent.jsonl" in r.stderr
+    r = run("simulate", "--gpu", "H100", "--workload", "requests=1", "--", "llama-server", "-m", "x.gguf")
+    assert r.returncode == 2 and "vllm" in r.stderr
+    r = run("simulate", MODEL, "--gpu", "H100", "--max-model-len", "131072", "--gpu-memory-utilization", "0.3",
+            "--workload", "requests=1")
+    assert r.returncode == 2 and "vLLM" in r.stderr
+
+
+for name, fn in list(globals().items()):
+    if callable(fn) and name not in ("run", "js", "check", "write", "engine_blocks") and fn.__module__ == "__main__" \
+            and not name.startswith("_"):
+        check(name, fn)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,53 @@
+"""kvplan.simulate from Python: the same block count as kvplan.check, the JSON contract, requests as
+dicts, determinism and DataFrames (the C++ suite `simulate` holds the ported vLLM scenarios)."""
+import pytest
+
+import kvplan
+
+MODEL = "meta-llama/Llama-3.1-8B"
+
+
+def test_block_count_is_checks_and_contract():
+    r = kvplan.simulate(MODEL, gpu="H100", max_model_len=4096,
+                        workload="rate=5 requests=100 prompt=uniform:100:1000 output=fixed:50 seed=1")
+    chk = kvplan.check("vllm serve " + MODEL + " --max-model-len 4096 --max-num-batched-tokens 8192", gpu="H100")
+    assert r.num_blocks == chk.engine_result["num_blocks"]
+    assert r.block_size == 16
+    assert r.finished == 100
+    assert r.peak_blocks <= r.num_blocks - 1
+    assert r.ttft_s.p50 <= r.ttft_s.p90 <= r.ttft_s.p99
+    assert "roofline estimate" in r.step_time_model
+
+
+def test_requests_hit_the_prefix_cache():
+    # 20 requests sharing a 1,024-token stream: after the first, whole 16-token blocks hit.
+    reqs = [{"arrival_s": i * 1.0, "prompt_tokens": 1040, "output_tokens": 4, "prefix_id": 7} for i in range(20)]
+    r = kvplan.simulate(MODEL, gpu="H100", max_model_len=4096, requests=reqs)
+    # Each later request looks up 1040 tokens and hits 1039 // 16 * 16 = 1024 of them.
+    assert r.prefix_cache["hit_tokens"] == 19 * 1024
+    assert r.prefix_cache["query_tokens"] == 20 * 1040
+    off = kvplan.simulate(MODEL, gpu="H100", max_model_len=4096, requests=reqs, enable_prefix_caching=False)
+    assert off.prefix_cache["hit_tokens"] == 0
+
+
+def test_deterministic_and_frames():
+    pd = pytest.importorskip("pandas")
+    spec = "rate=10 requests=200 prompt=lognormal:512:0.5 output=lognormal:64:0.5 seed=4"
+    a = kvplan.simulate(MODEL, gpu="H100", max_model_len=4096, workload=spec, steps=True)
+    b = kvplan.simulate(MODEL, gpu="H100", max_model_len=4096, workload=spec, steps=True)
+    assert a == b
+    steps = a.steps_frame()
+    assert isinstance(steps, pd.DataFrame)
+    assert len(steps) == a.steps
+    assert steps["blocks_used"].max() == a.peak_blocks
+    assert len(a.timeline_frame()) > 0
+    assert a.percentiles_frame().loc["p99", "ttft_s"] == a.ttft_s.p99
+
+
+def test_bad_input():
+    with pytest.raises(kvplan.KvplanError, match="workload rate"):
+        kvplan.simulate(MODEL, gpu="H100", workload="rate=fast")
+    with pytest.raises(kvplan.KvplanError, match="exactly one of"):
+        kvplan.simulate(MODEL, gpu="H100")
+    with pytest.raises(kvplan.KvplanError, match="prompt_tokens"):
+        kvplan.simulate(MODEL, gpu="H100", requests=[{"arrival_s": 0, "output_tokens": 3}])

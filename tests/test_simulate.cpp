@@ -1,0 +1,372 @@
+// kvplan simulate: the vLLM V1 block pool, KV cache managers and scheduler against scenarios
+// ported from vLLM's own tests (each case names the test it comes from), consistency with
+// kvplan's engine profile, Little's law, determinism, and the workload readers.
+#include <cmath>
+
+#include "helpers.h"
+#include "kvplan/engines.h"
+#include "kvplan/simulate.h"
+#include "simulate/vllm_sim.h"
+
+using namespace kvplan;
+using kvplan::test::HasMessage;
+using Ids = std::vector<std::uint32_t>;
+
+namespace {
+
+// vLLM's tests build a KVCacheConfig by hand (make_kv_cache_config and friends); this is the
+// same: groups with a block size and window, a pool of num_blocks.
+VllmResult config(std::uint64_t num_blocks, std::vector<VllmGroup> groups, std::uint64_t max_model_len = 8192) {
+  VllmResult r;
+  r.num_blocks = num_blocks;
+  r.groups = std::move(groups);
+  r.block_size = r.groups.front().block_size;
+  r.max_model_len = max_model_len;
+  r.num_groups = r.groups.size();
+  r.starts = true;
+  return r;
+}
+VllmGroup group(const std::string& kind, std::uint64_t block, std::uint64_t window = 0) {
+  VllmGroup g;
+  g.kind = kind;
+  g.block_size = block;
+  g.window = window;
+  g.layers = {0};
+  return g;
+}
+StepTimeModel unit_steps() {  // every step takes 1 s: times count steps
+  StepTimeModel t;
+  t.kind = StepTimeModel::Kind::linear;
+  t.a = 1;
+  return t;
+}
+SimOptions options(bool caching, std::uint64_t batched = 8192, std::uint64_t seqs = 256) {
+  SimOptions o;
+  o.engine.enable_prefix_caching = caching;
+  o.engine.max_num_batched_tokens = batched;
+  o.scheduler.max_num_seqs = seqs;
+  o.step_time = unit_steps();
+  return o;
+}
+
+// Puts one request in the waiting queue and returns it (the scheduler's add_request).
+detail::Req& add(detail::Simulator& s, SimRequest r) {
+  if (s.reqs_.capacity() < 64) s.reqs_.reserve(64);  // references handed out stay valid
+  detail::Source src(std::vector<SimRequest>{r});
+  SimResult res;
+  double first = 0;
+  bool started = false;
+  s.admit(src, res, first, started);
+  BOOST_REQUIRE(!s.waiting_.empty());
+  return s.reqs_[s.waiting_.back()];
+}
+// A prompt whose first `shared` tokens are the shared stream `prefix` (vLLM's tests write the
+// same token ids into each request).
+SimRequest prompt(std::uint64_t tokens, std::uint64_t prefix = 0, std::uint64_t shared = 0, std::uint64_t output = 1) {
+  SimRequest r;
+  r.prompt_tokens = tokens;
+  r.output_tokens = output;
+  r.prefix_id = prefix;
+  r.prefix_tokens = shared;
+  return r;
+}
+
+const Accelerator& h100() { return find_accelerator("H100"); }
+
+SimOptions llama_options(std::uint64_t max_len) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o;
+  o.engine.max_model_len = max_len;
+  o.engine.available_kv_bytes = 40ull * GiB;  // docs/engines.md's worked budget
+  o.scheduler.max_num_seqs = 1024;
+  return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(simulate)
+
+// tests/v1/core/test_prefix_caching.py::test_prefill: 11 blocks of 16 tokens, a 3-block common
+// prefix. Block ids, hits, ref counts and the free-queue (eviction) order after each call.
+BOOST_AUTO_TEST_CASE(vllm_test_prefill) {
+  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(55, 7, 48));
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(hits[0].empty());
+  BOOST_TEST(s.allocate_slots(r0, 55, &hits, 0));
+  BOOST_TEST(r0.tables[0] == (Ids{1, 2, 3, 4}), boost::test_tools::per_element());
+  for (std::uint32_t b : {1u, 2u, 3u}) BOOST_TEST(s.pool_->has_hash(b));  // full blocks are cached
+  BOOST_TEST(!s.pool_->has_hash(4));                                     // the partial one is not
+  for (std::uint32_t b : {1u, 2u, 3u, 4u}) BOOST_TEST(s.pool_->ref(b) == 1u);
+
+  // Cache hit in the common prefix while the original blocks are in use.
+  detail::Req& r1 = add(s, prompt(53, 7, 48));
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 48u);
+  BOOST_TEST(hits[0] == (Ids{1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(s.allocate_slots(r1, 53 - 48, &hits, 48));
+  BOOST_TEST(r1.tables[0] == (Ids{1, 2, 3, 5}), boost::test_tools::per_element());
+  for (std::uint32_t b : {1u, 2u, 3u}) BOOST_TEST(s.pool_->ref(b) == 2u);
+  BOOST_TEST(s.pool_->num_free() == 5u);
+
+  s.free_request(r0);
+  s.free_request(r1);
+  BOOST_TEST(s.pool_->num_free() == 10u);
+  // [partial blocks without hashes (5, 4), prepended] [never used (6..10)] [common (3, 2, 1)]
+  BOOST_TEST(s.pool_->free_queue() == (Ids{5, 4, 6, 7, 8, 9, 10, 3, 2, 1}), boost::test_tools::per_element());
+
+  // Cache hit when the original blocks are already free.
+  detail::Req& r2 = add(s, prompt(54, 7, 48));
+  BOOST_TEST(s.get_computed_blocks(r2, hits) == 48u);
+  BOOST_TEST(hits[0] == (Ids{1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(s.allocate_slots(r2, 53 - 48, &hits, 48));
+  BOOST_TEST(r2.tables[0].back() == 5u);  // reuses the partial block 5
+  BOOST_TEST(s.pool_->num_free() == 6u);
+  s.free_request(r2);
+
+  // Cache miss and eviction: the new blocks come in eviction order.
+  detail::Req& r3 = add(s, prompt(160));
+  BOOST_TEST(s.get_computed_blocks(r3, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r3, 160, &hits, 0));
+  BOOST_TEST(r3.tables[0] == (Ids{5, 4, 6, 7, 8, 9, 10, 3, 2, 1}), boost::test_tools::per_element());
+  BOOST_TEST(s.pool_->num_free() == 0u);
+}
+
+// tests/v1/core/test_prefix_caching.py::test_prefill_hybrid_model: one full-attention group and
+// two sliding-window groups (window 2 blocks), 21 blocks: per-group block tables, and the
+// sliding groups' hits with the block outside the window left null.
+BOOST_AUTO_TEST_CASE(vllm_test_prefill_hybrid_model) {
+  detail::Simulator s(config(21, {group("full_attention", 16), group("sliding_window", 16, 32), group("sliding_window", 16, 32)}),
+                      options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(55, 7, 48));
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 55, &hits, 0));
+  BOOST_TEST(r0.tables[0] == (Ids{1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(r0.tables[1] == (Ids{5, 6, 7, 8}), boost::test_tools::per_element());
+  BOOST_TEST(r0.tables[2] == (Ids{9, 10, 11, 12}), boost::test_tools::per_element());
+  detail::Req& r1 = add(s, prompt(53, 7, 48));
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 48u);
+  BOOST_TEST(hits[0] == (Ids{1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(hits[1] == (Ids{0, 6, 7}), boost::test_tools::per_element());
+  BOOST_TEST(hits[2] == (Ids{0, 10, 11}), boost::test_tools::per_element());
+  BOOST_TEST(s.allocate_slots(r1, 5, &hits, 48));
+  BOOST_TEST(r1.tables[0].back() == 13u);
+  BOOST_TEST(r1.tables[1].back() == 14u);
+  BOOST_TEST(r1.tables[2].back() == 15u);
+  for (std::uint32_t b : {1u, 2u, 3u, 6u, 7u, 10u, 11u}) BOOST_TEST(s.pool_->ref(b) == 2u);
+}
+
+// tests/v1/core/test_single_type_kv_cache_manager.py::test_sliding_window_remove_skipped_blocks:
+// window 4, block 2, 11 blocks; which blocks each remove_skipped_blocks call nulls and frees
+// (vLLM's ids 1000..1010 are 1..11 here), and the tail block is freed first.
+BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_remove_skipped_blocks) {
+  detail::Simulator s(config(2000, {group("sliding_window", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r = add(s, prompt(22));
+  BOOST_TEST(s.get_computed_blocks(r, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r, 22, &hits, 0));
+  const Ids original{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  BOOST_TEST(r.tables[0] == original, boost::test_tools::per_element());
+  auto expect = [&](std::uint64_t computed, std::size_t nulls) {
+    s.remove_skipped(0, r, computed);
+    Ids want = original;
+    for (std::size_t i = 0; i < nulls; ++i) want[i] = 0;
+    BOOST_TEST(r.tables[0] == want, boost::test_tools::per_element());
+  };
+  expect(0, 0);
+  expect(4, 0);   // token 0 is out of the window but block 1 also holds token 1
+  expect(5, 1);   // tokens 0-1 out: block 1 freed
+  expect(6, 1);
+  expect(7, 2);   // tokens 0-3 out
+  expect(11, 4);  // tokens 0-7 out: blocks 4 then 3 freed (the longer prefix first)
+  const Ids q = s.pool_->free_queue();
+  BOOST_TEST((Ids(q.end() - 4, q.end())) == (Ids{1, 2, 4, 3}), boost::test_tools::per_element());
+}
+
+// Scheduler.schedule (sched/scheduler.py): when allocate_slots fails for a running request the
+// LAST running request is preempted (freed, num_computed_tokens = 0, front of the waiting queue)
+// and nothing new is admitted that step. Two requests of 4-token prompts, 4-token blocks,
+// 4 usable blocks: both decode until each needs a third block.
+BOOST_AUTO_TEST_CASE(preempts_the_last_running_request) {
+  detail::Simulator s(config(5, {group("full_attention", 4)}), options(false), detail::StepTimer(unit_steps()));
+  const std::uint32_t a = static_cast<std::uint32_t>(&add(s, prompt(4, 0, 0, 8)) - s.reqs_.data());
+  const std::uint32_t b = static_cast<std::uint32_t>(&add(s, prompt(4, 0, 0, 8)) - s.reqs_.data());
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
+  auto step = [&] {
+    std::uint64_t pre = 0;
+    s.schedule(out, pre);
+    for (auto [id, n] : out) {  // update_from_output: a finished prefill or decode samples a token
+      auto& q = s.reqs_[id];
+      q.computed += n;
+      if (q.computed == q.num_tokens()) ++q.generated;
+    }
+    return pre;
+  };
+  BOOST_TEST(step() == 0u);  // both prefills: 1 block each
+  BOOST_TEST(s.pool_->used() == 2u);
+  BOOST_TEST(step() == 0u);  // 5 tokens each: 2 blocks each
+  BOOST_TEST(s.pool_->used() == 4u);
+  for (int i = 0; i < 3; ++i) BOOST_TEST(step() == 0u);  // tokens 6..8 fit
+  BOOST_TEST(s.pool_->used() == 4u);
+  BOOST_TEST(step() == 1u);  // 9 tokens: A needs a third block; B (last) is preempted
+  BOOST_TEST(s.running_ == (Ids{a}), boost::test_tools::per_element());
+  BOOST_TEST(s.waiting_.front() == b);
+  BOOST_TEST(s.reqs_[b].computed == 0u);
+  BOOST_TEST(s.pool_->used() == 3u);
+  BOOST_TEST(out.size() == 1u);  // nothing admitted in a step that preempted
+}
+
+// N identical requests of max_model_len - 1 prompt tokens arriving together: the scheduler
+// admits exactly floor((num_blocks - 1) / blocks per request) of them (block 0 is the null
+// block), which is at most vLLM's "Maximum concurrency" figure, and never holds more blocks
+// than the pool.
+BOOST_AUTO_TEST_CASE(identical_requests_reach_the_engine_concurrency) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = llama_options(2048);
+  o.engine.max_num_batched_tokens = 1u << 24;
+  o.scheduler.max_num_seqs = 1u << 20;
+  const VllmResult prof = vllm_profile(m, o.engine);
+  const std::uint64_t per_req = 2048 / 16;
+  const std::uint64_t expect = (prof.num_blocks - 1) / per_req;
+  std::vector<SimRequest> reqs(expect * 2, prompt(2047));
+  const SimResult r = kvplan::simulate(m, h100(), o, reqs);
+  BOOST_TEST(r.num_blocks == prof.num_blocks);
+  BOOST_TEST(r.peak_running == expect);
+  BOOST_TEST(static_cast<double>(r.peak_running) <= prof.max_concurrency);
+  BOOST_TEST(static_cast<double>(r.peak_running) > prof.max_concurrency - 1.0 - 1e-9);
+  BOOST_TEST(r.peak_blocks == expect * per_req);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks - 1);
+  BOOST_TEST(r.finished == reqs.size());
+  BOOST_TEST(r.preemptions == 0u);
+}
+
+// Little's law L = lambda x W over a long steady run (time-averaged requests in the system
+// against throughput x mean latency): within 1 %.
+BOOST_AUTO_TEST_CASE(littles_law_on_a_steady_run) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = llama_options(4096);
+  const WorkloadSpec w = parse_workload_spec("rate=8 requests=4000 prompt=lognormal:512:0.6 output=lognormal:128:0.6 seed=3");
+  const SimResult r = kvplan::simulate(m, h100(), o, w);
+  BOOST_TEST(r.finished + r.rejected == 4000u);
+  const double lambda_w = r.arrival_rate_per_s * r.e2e_s.mean;
+  BOOST_TEST(std::fabs(r.mean_in_system - lambda_w) / lambda_w < 0.01);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks - 1);
+}
+
+// The same spec and seed give the same run; another seed gives another.
+BOOST_AUTO_TEST_CASE(deterministic_for_a_seed) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = llama_options(4096);
+  const std::string spec = "rate=20 requests=500 prompt=uniform:100:2000 output=normal:200:50 system_prompt=300 turns=2 think=1";
+  const auto a = to_json(kvplan::simulate(m, h100(), o, parse_workload_spec(spec + " seed=1")));
+  const auto b = to_json(kvplan::simulate(m, h100(), o, parse_workload_spec(spec + " seed=1")));
+  const auto c = to_json(kvplan::simulate(m, h100(), o, parse_workload_spec(spec + " seed=2")));
+  BOOST_TEST(a.dump() == b.dump());
+  BOOST_TEST(a.dump() != c.dump());
+  const std::uint64_t hit = a["prefix_cache"]["hit_tokens"].get<std::uint64_t>();
+  BOOST_TEST(hit > 0u);  // the system prompt and earlier turns hit
+}
+
+// The PRNG is xoshiro256** seeded by SplitMix64: the first output for seed 0 is fixed by the
+// algorithm (reference value from the authors' C code: splitmix64 state 0 then xoshiro256**).
+BOOST_AUTO_TEST_CASE(prng_is_xoshiro256starstar) {
+  std::uint64_t x = 0;
+  BOOST_TEST(detail::splitmix64(x) == 0xe220a8397b1dcdafULL);  // SplitMix64's first output for seed 0
+  detail::SimRng a(5), b(5);
+  for (int i = 0; i < 100; ++i) BOOST_TEST(a.next() == b.next());
+}
+
+// A sliding-window model frees blocks outside the window while decoding: the sliding group's
+// blocks stay bounded by the window, the full group's grow with the context.
+BOOST_AUTO_TEST_CASE(sliding_window_blocks_stay_bounded) {
+  detail::Simulator s(config(1000, {group("full_attention", 16), group("sliding_window", 16, 64)}), options(false),
+                      detail::StepTimer(unit_steps()));
+  std::vector<SimRequest> reqs{prompt(512, 0, 0, 200)};
+  detail::Source src(reqs);
+  const SimResult r = s.run(src);
+  BOOST_TEST(r.finished == 1u);
+  BOOST_TEST(r.groups[0].peak_blocks == (512u + 200u - 1u + 15u) / 16u);  // all 711 computed tokens
+  // Window 64: at most cdiv(64 - 1 + chunk, 16) + 1 blocks after a prefill of 512 in one chunk;
+  // while decoding, 64 tokens span at most 5 blocks.
+  BOOST_TEST(r.groups[1].peak_blocks == 32u);  // the prefill chunk allocates all 32 before freeing
+  BOOST_TEST(s.pool_->group_used()[1] == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(trace_formats) {
+  const auto j = parse_trace("{\"arrival_s\": 0.5, \"prompt_tokens\": 100, \"output_tokens\": 20, \"session\": \"a\"}\n"
+                             "{\"arrival_s\": 0, \"prompt_tokens\": 7, \"output_tokens\": 1, \"prefix_id\": 3}\n",
+                             "t.jsonl");
+  BOOST_TEST(j.size() == 2u);
+  BOOST_TEST(j[0].arrival_s == 0.0);  // sorted by arrival
+  BOOST_TEST(j[0].prefix_id != 0u);
+  BOOST_TEST(j[1].prompt_tokens == 100u);
+  BOOST_TEST(j[1].session != 0u);
+  // Azure LLM inference trace rows as published (AzureLLMInferenceTrace_conv.csv).
+  const auto az = parse_trace("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n"
+                              "2023-11-16 18:15:50.9951690,396,109\n",
+                              "azure.csv");
+  BOOST_TEST(az.size() == 2u);
+  BOOST_TEST(std::fabs(az[1].arrival_s - 4.314579) < 1e-6);
+  BOOST_TEST(az[1].prompt_tokens == 396u);
+  BOOST_TEST(az[1].output_tokens == 109u);
+  // BurstGPT (HPMLL/BurstGPT, BurstGPT_1.csv header).
+  const auto bg = parse_trace("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                              "5,ChatGPT,472,18,490,Conversation log\n45,ChatGPT,1087,230,1317,Conversation log\n",
+                              "burst.csv");
+  BOOST_TEST(bg[1].arrival_s == 40.0);
+  BOOST_TEST(bg[1].prompt_tokens == 1087u);
+  BOOST_TEST(bg[1].output_tokens == 230u);
+  BOOST_CHECK_EXCEPTION(parse_trace("{\"arrival_s\": 1, \"prompt_tokens\": -3, \"output_tokens\": 1}\n", "bad.jsonl"),
+                        ConfigError, HasMessage({"bad.jsonl:1", "/prompt_tokens", "non-negative integer"}));
+  BOOST_CHECK_EXCEPTION(parse_trace("a,b\n1,2\n", "x.csv"), ConfigError, HasMessage({"x.csv", "unknown trace format"}));
+  BOOST_CHECK_EXCEPTION(parse_trace("TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,1,2\n", "az.csv"), ConfigError,
+                        HasMessage({"az.csv:2", "TIMESTAMP"}));
+}
+
+BOOST_AUTO_TEST_CASE(workload_specs) {
+  const auto w = parse_workload_spec("arrivals=bursty rate=4 cv=3 requests=10 prompt=histogram:128@1,512@3 output=fixed:64 seed=9");
+  BOOST_TEST(w.rate == 4.0);
+  BOOST_TEST(w.prompt.bins.size() == 2u);
+  const auto reqs = generate_requests(w);
+  BOOST_TEST(reqs.size() == 10u);
+  for (const auto& r : reqs) {
+    BOOST_TEST((r.prompt_tokens == 128u || r.prompt_tokens == 512u));
+    BOOST_TEST(r.output_tokens == 64u);
+  }
+  BOOST_CHECK_EXCEPTION(parse_workload_spec("rate=fast"), InputError, HasMessage({"workload rate", "fast"}));
+  BOOST_CHECK_EXCEPTION(parse_workload_spec("colour=red"), InputError, HasMessage({"unknown workload key", "colour"}));
+  BOOST_CHECK_EXCEPTION(parse_workload_spec("prompt=zipf:3"), InputError, HasMessage({"lognormal:MEDIAN:SIGMA"}));
+}
+
+// Least squares recovers exact coefficients from noiseless steps.
+BOOST_AUTO_TEST_CASE(calibration_fit) {
+  std::string csv = "seconds,prefill_tokens,decode_tokens,kv_tokens_read\n";
+  for (int p : {0, 512, 2048, 8192})
+    for (int d : {1, 64, 256})
+      for (int kv : {1000, 50000}) {
+        const double t = 0.004 + 2e-5 * p + 1e-5 * d + 3e-8 * kv;
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "%.12g,%d,%d,%d\n", t, p, d, kv);
+        csv += buf;
+      }
+  const StepTimeModel t = fit_step_time(csv, "steps.csv");
+  BOOST_TEST(std::fabs(t.a - 0.004) < 1e-9);
+  BOOST_TEST(std::fabs(t.b - 2e-5) < 1e-12);
+  BOOST_TEST(std::fabs(t.c - 1e-5) < 1e-12);
+  BOOST_TEST(std::fabs(t.d - 3e-8) < 1e-14);
+  BOOST_TEST(t.samples == 24u);
+  BOOST_CHECK_EXCEPTION(fit_step_time("seconds,prefill_tokens\n1,2\n", "s.csv"), ConfigError,
+                        HasMessage({"s.csv", "decode_tokens"}));
+}
+
+// The engine not starting is a clear error, not a simulation of nothing.
+BOOST_AUTO_TEST_CASE(engine_that_does_not_start) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = llama_options(131072);
+  o.engine.available_kv_bytes = 1ull * GiB;
+  BOOST_CHECK_EXCEPTION(kvplan::simulate(m, h100(), o, std::vector<SimRequest>{prompt(10)}), InputError,
+                        HasMessage({"vLLM settings", "max seq len"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
