@@ -38,6 +38,17 @@ std::string family_text(const std::string& rel) {
   return ss.str();
 }
 // Published figure within a relative tolerance (the figures are rounded to 2-3 digits).
+// Same kind and the same bytes per layer at 4,096 and 131,072 tokens (bf16).
+void check_same_layers(const ModelSpec& got, const ModelSpec& want) {
+  BOOST_REQUIRE(got.num_layers() == want.num_layers());
+  for (std::uint64_t n : {4096ull, 131072ull}) {
+    const auto a = cache_size(got, workload(n, 1, Dtype::bf16)), b = cache_size(want, workload(n, 1, Dtype::bf16));
+    for (std::size_t i = 0; i < a.layers.size(); ++i) {
+      BOOST_TEST(a.layers[i].kind == b.layers[i].kind, "layer " << i);
+      BOOST_TEST(a.layers[i].bytes == b.layers[i].bytes, "layer " << i << ", " << n << " tokens");
+    }
+  }
+}
 bool near_published(std::uint64_t got, double published, double tolerance) {
   const double g = static_cast<double>(got);
   return g >= published * (1 - tolerance) && g <= published * (1 + tolerance);
@@ -222,6 +233,51 @@ BOOST_AUTO_TEST_CASE(cross_attention_layers_are_refused) {
       "cross_attention_layers": [1]}})";
   BOOST_CHECK_EXCEPTION(load_model_from_json(cfg, "mllama.json"), UnsupportedArchitecture,
                         test::HasMessage({"/text_config/cross_attention_layers", "cross-attention", "mllama_text_model"}));
+}
+
+// GLM-5.x written with index_topk_pattern ("F" full, "S" shared) maps exactly as indexer_types.
+BOOST_AUTO_TEST_CASE(glm_index_topk_pattern_string_reads_as_indexer_types) {
+  const std::string id = "zai-org/GLM-5.2";
+  std::string pattern;
+  const auto cfg = nlohmann::json::parse(find_bundled(id)->json);
+  for (const auto& t : cfg["indexer_types"])
+    pattern += t == "full" ? 'F' : 'S';
+  BOOST_TEST(pattern.size() == 78u);
+  const ModelSpec m = family_patched(id, {{"indexer_types", nullptr}, {"index_topk_pattern", pattern}});
+  const ModelSpec want = load_model(id);
+  check_same_layers(m, want);
+  BOOST_TEST(m.count_kind("mla") == 78u);
+  BOOST_TEST(m.params.total == want.params.total);
+}
+
+// Gemma 4 without layer_types: transformers' default (every 6th layer full) is the real
+// 26B-A4B list (full at 5, 11, 17, 23, 29); use_bidirectional_attention "all" halves the window
+// (1024 // 2 + 1 = 513).
+BOOST_AUTO_TEST_CASE(gemma4_default_pattern_and_bidirectional_window) {
+  const std::string id = "google/gemma-4-26B-A4B";
+  const ModelSpec m = family_patched(id, {{"text_config", {{"layer_types", nullptr}}}});
+  BOOST_REQUIRE(m.num_layers() == 30u);
+  check_same_layers(m, load_model(id));
+  BOOST_TEST(m.count_kind("full_attention") == 5u);
+  for (std::size_t i : {5u, 11u, 17u, 23u, 29u}) BOOST_TEST(std::holds_alternative<FullAttention>(m.layers[i].cache));
+  const ModelSpec bidi = family_patched(id, {{"text_config", {{"use_bidirectional_attention", "all"}}}});
+  BOOST_TEST(std::get<SlidingAttention>(bidi.layers[0].cache).window == 513u);
+}
+
+// Laguna's gating may be a string: "per-element" gives g_proj heads x head_dim outputs per layer
+// instead of one per head (vLLM laguna.py), so the count grows by sum(heads) x hidden x (128 - 1).
+BOOST_AUTO_TEST_CASE(laguna_gating_string) {
+  const std::string id = "poolside/Laguna-XS.2-FP8";
+  std::uint64_t heads = 0;
+  const auto cfg = nlohmann::json::parse(find_bundled(id)->json);
+  for (const auto& h : cfg["num_attention_heads_per_layer"])
+    heads += h.get<std::uint64_t>();
+  BOOST_TEST(heads == 2400u);
+  const auto per_head = family_patched(id, {{"gating", "per-head"}}).params;
+  const auto per_element = family_patched(id, {{"gating", "per-element"}}).params;
+  BOOST_TEST(per_head.total == load_model(id).params.total);  // gating true means per-head
+  BOOST_TEST(per_element.total == per_head.total + heads * 2048 * 127);
+  BOOST_TEST(family_patched(id, {{"gating", "per-token"}}).params.total == 0u);  // unknown: no count, noted
 }
 
 BOOST_AUTO_TEST_SUITE_END()
