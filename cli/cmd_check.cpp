@@ -1,5 +1,7 @@
-// kvplan check: does an engine launch command (or deployment file) start on the named GPUs, and
-// does it meet --require-concurrency / --require-context? Exit 0 pass, 1 fail, 2 bad input.
+// kvplan check: does an engine launch command, launch script, Kubernetes manifest, compose file
+// or deployment file start on the named GPUs, and does it meet --require-concurrency /
+// --require-context? Exit 0 pass, 1 fail, 2 bad input; every outcome in the --format asked for.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -11,7 +13,7 @@ namespace kvplan::cli {
 namespace {
 struct CheckCliOptions {
   std::vector<std::string> command;
-  std::string file, gpu, model, format = "text";
+  std::string file, gpu, model, weights, format = "text";
   std::uint64_t gpus = 0;
   std::optional<std::uint64_t> require_concurrency;
   std::string require_context;
@@ -20,31 +22,47 @@ struct CheckCliOptions {
 int run_check(const CheckCliOptions& o) {
   if (o.format != "text" && o.format != "json" && o.format != "github" && o.format != "junit")
     throw InputError::value("--format", o.format, "text, json, github or junit");
-  Deployment d;
-  if (!o.file.empty()) {
-    if (!o.command.empty()) throw InputError::value("--file", o.file, "either a deployment file or a launch command, not both");
-    d = load_deployment_file(o.file);
-  } else if (o.command.size() == 1 && std::filesystem::is_regular_file(o.command[0])) {
-    d = load_deployment_file(o.command[0]);
-  } else if (o.command.empty()) {
-    throw InputError::value("kvplan check", "", "a launch command (quoted, or after --) or a deployment file");
-  } else {
-    std::vector<std::string> argv;
-    for (const auto& part : o.command)
-      for (auto& w : split_command_line(part)) argv.push_back(std::move(w));
-    d = parse_launch_command(argv);
+  std::vector<CheckOutcome> outcomes;
+  try {
+    CheckOptions c;
+    c.gpu = o.gpu;
+    c.gpus = o.gpus;
+    if (!o.model.empty()) c.model = o.model;
+    c.require_concurrency = o.require_concurrency;
+    if (o.require_concurrency && *o.require_concurrency == 0)
+      throw InputError::value("--require-concurrency", "0", "a positive number of sequences");
+    if (!o.weights.empty()) c.weight_bytes = parse_bytes(o.weights, "--weights");
+    if (!o.require_context.empty()) c.require_context = parse_tokens(o.require_context, "--require-context");
+    std::error_code ec;
+    if (!o.file.empty()) {
+      if (!o.command.empty()) throw InputError::value("--file", o.file, "either a deployment file or a launch command, not both");
+      outcomes = check_file(o.file, c);
+    } else if (!o.command.empty() && std::all_of(o.command.begin(), o.command.end(), [&](const std::string& p) {
+                 return p.find(' ') == std::string::npos && std::filesystem::exists(p, ec);
+               })) {
+      // One or more files (pre-commit passes every changed file): each is checked.
+      for (const auto& p : o.command) {
+        auto more = check_file(p, c);
+        outcomes.insert(outcomes.end(), more.begin(), more.end());
+      }
+    } else if (o.command.empty()) {
+      throw InputError::value("kvplan check", "", "a launch command (quoted, or after --) or a deployment file");
+    } else {
+      // One quoted string is a command line to split as a shell would; several words (after
+      // `--`) were split by the shell already and are kept as they are.
+      outcomes = check_command(o.command.size() == 1 ? split_command_line(o.command[0]) : o.command, c);
+    }
+  } catch (const Error& e) {
+    CheckOutcome err;
+    err.error = e.what();
+    err.label = o.file.empty() ? "command line" : o.file;
+    err.file = o.file;
+    outcomes = {err};
   }
-  CheckOptions c;
-  c.gpu = o.gpu;
-  c.gpus = o.gpus;
-  if (!o.model.empty()) c.model = o.model;
-  c.require_concurrency = o.require_concurrency;
-  if (o.require_concurrency && *o.require_concurrency == 0)
-    throw InputError::value("--require-concurrency", "0", "a positive number of sequences");
-  if (!o.require_context.empty()) c.require_context = parse_tokens(o.require_context, "--require-context");
-  const CheckResult r = check_deployment(d, c);
-  std::cout << format_check(r, o.format);
-  return r.passed ? 0 : kExitCheckFailed;
+  std::cout << format_check_outcomes(outcomes, o.format);
+  for (const auto& x : outcomes)
+    if (!x.result) std::cerr << "kvplan: " << x.error << "\n";
+  return check_exit_code(outcomes);
 }
 }  // namespace
 
@@ -53,11 +71,13 @@ static void register_check(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("check", "gate a deployment: does the engine command start and meet the requirements?");
   cmd->add_option("COMMAND", o->command,
                   "the launch command, quoted or after -- (vllm serve ..., python -m sglang.launch_server ..., "
-                  "llama-server ..., trtllm-serve ...), or a deployment file (.yaml/.json)");
-  cmd->add_option("--file,-f", o->file, "a deployment file (YAML subset or JSON; see docs/engines.md)");
-  cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
-  cmd->add_option("--gpus", o->gpus, "GPU count (default: the deployment's, else tp x pp)");
-  cmd->add_option("--model", o->model, "the config kvplan reads (required for llama-server's GGUF files)");
+                  "llama-server ..., trtllm-serve ..., docker run IMAGE ...), or a file: a Kubernetes manifest, "
+                  "helm template output, a compose file, a launch script or a kvplan deployment file");
+  cmd->add_option("--file,-f", o->file, "a deployment file (see docs/engines.md)");
+  cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100; default: the manifest's nvidia.com/gpu.product selector");
+  cmd->add_option("--gpus", o->gpus, "GPU count (default: the deployment's, else tp x pp x dp)");
+  cmd->add_option("--model", o->model, "the config kvplan reads (llama-server -m FILE.gguf: the file itself when it is there)");
+  cmd->add_option("--weights", o->weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");
   cmd->add_option("--require-concurrency", o->require_concurrency, "sequences of max-model-len tokens that must fit at once");
   cmd->add_option("--require-context", o->require_context, "tokens one request must be able to hold (32k, 131072)");
   cmd->add_option("--format", o->format, "text, json, github or junit")->capture_default_str();

@@ -1,4 +1,4 @@
-// Engine launch commands and deployment files (YAML subset / JSON) for `kvplan check`:
+// Engine launch commands and deployment files (YAML via yaml-cpp: manifests, compose, kvplan format; JSON) for `kvplan check`:
 // only kvplan::Error may escape the parsers.
 #include <cstdint>
 #include <string_view>

@@ -38,7 +38,7 @@ CASES = [
     ("vllm 8B H100 concurrency", "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768",
      ["--gpu", "H100", "--require-concurrency", "100"], 1, "required concurrency 100"),
     # Fixed 2 GiB of KV cannot hold one 131,072-token request (16 GiB).
-    ("vllm 8B 2GiB KV", "vllm serve meta-llama/Llama-3.1-8B --kv-cache-memory 2GiB", ["--gpu", "H100"], 1, "16.00 GiB KV cache is needed"),
+    ("vllm 8B 2GiB KV", "vllm serve meta-llama/Llama-3.1-8B --kv-cache-memory-bytes 2G", ["--gpu", "H100"], 1, "16.00 GiB KV cache is needed"),
     # 70B with TP 4 on 4 x H100: ~33 GiB of weights per GPU, ~35 GiB of KV per GPU.
     ("vllm 70B tp4", "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --max-model-len 32768",
      ["--gpu", "H100", "--gpus", "4", "--require-context", "32768"], 0, None),
@@ -91,7 +91,10 @@ BAD = [
     (["vllm serve meta-llama/Llama-3.1-8B --max-model-len", "--gpu", "H100"], "--max-model-len"),
     (["vllm serve meta-llama/Llama-3.1-8B --gpu-memory-utilization 1.5", "--gpu", "H100"], "--gpu-memory-utilization"),
     (["vllm serve meta-llama/Llama-3.1-8B '--max-model-len 4096", "--gpu", "H100"], "quote"),
-    (["docker run vllm/vllm-openai", "--gpu", "H100"], "docker"),
+    (["docker run vllm/vllm-openai", "--gpu", "H100"], "model"),
+    (["docker run lmsysorg/sglang:latest", "--gpu", "H100"], "lmsysorg/sglang"),
+    (["vllm serve meta-llama/Llama-3.1-8B --require-concurrency 100", "--gpu", "H100"], "belongs before `--`"),
+    (["vllm serve meta-llama/Llama-3.1-8B --max-model-len 1.5K", "--gpu", "H100"], "1.5K"),
     (["llama-server -m x.gguf -c 8192", "--gpu", "RTX4090"], "--model"),
     (["vllm serve meta-llama/Llama-3.1-8B", "--gpu", "H900"], "H900"),
     (["vllm serve meta-llama/Llama-3.1-8B"], "--gpu"),
@@ -104,7 +107,7 @@ for args, frag in BAD:
     check(f"bad {args[0]!r}", rc == 2 and out == "" and frag in err and err.count("\n") == 1, (rc, out[:80], err))
 
 # Formats: text / github / junit on a failing check.
-cmd = "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --kv-cache-memory 10GiB"
+cmd = "vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768 --kv-cache-memory-bytes 10G"
 rc, out, _ = run(cmd, "--gpu", "H100", "--require-concurrency", "3")
 check("text", rc == 1 and out.startswith("FAIL: vllm") and "required concurrency 3" in out, out)
 rc, out, _ = run(cmd, "--gpu", "H100", "--require-concurrency", "3", "--format", "github")
@@ -122,19 +125,49 @@ with tempfile.TemporaryDirectory() as d:
     y = os.path.join(d, "deploy.yaml")
     with open(y, "w") as f:
         f.write("name: chat-8b\nengine: vllm\nmodel: meta-llama/Llama-3.1-8B\ngpu: H100\ngpus: 1\n"
-                "args:\n  --max-model-len: 32768\n  --kv-cache-memory: 10GiB\nrequire:\n  concurrency: 3\n")
+                "args:\n  --max-model-len: 32768\n  --kv-cache-memory-bytes: 10G\nrequire:\n  concurrency: 3\n")
     rc, out, err = run("--file", y, "--format", "json")
     check("yaml file fails concurrency 3 (2.50x)", rc == 1 and json.loads(out)["max_concurrency"] == 2.5, (rc, out[:200], err))
     bad = os.path.join(d, "bad.yaml")
     with open(bad, "w") as f:
-        f.write("engine: vllm\nargs: [--max-model-len, 4096]\n")
+        f.write("engine: vllm\nargs: [--max-model-len, 4096\n")
     rc, out, err = run(bad, "--gpu", "H100")
-    check("yaml flow list exits 2", rc == 2 and "line 2" in err and "flow" in err, (rc, err))
+    check("bad yaml exits 2 with the line", rc == 2 and "bad.yaml (line" in err and "not valid YAML" in err, (rc, err))
+    # Every outcome in the asked format, exit 2 kept.
+    rc, out, err = run(bad, "--gpu", "H100", "--format", "json")
+    check("bad yaml json", rc == 2 and "not valid YAML" in json.loads(out)["error"], (rc, out))
+    rc, out, err = run(bad, "--gpu", "H100", "--format", "github")
+    check("bad yaml github", rc == 2 and out.startswith("::error file=" + bad.replace(":", "%3A").replace(",", "%2C") + ",line="), (rc, out))
+    rc, out, err = run(bad, "--gpu", "H100", "--format", "junit")
+    import xml.dom.minidom
+    try:
+        doc = xml.dom.minidom.parseString(out)
+        ok = rc == 2 and len(doc.getElementsByTagName("failure")) == 1
+    except Exception as e:  # noqa: BLE001
+        ok = False
+        out += repr(e)
+    check("bad yaml junit is well-formed with a failing testcase", ok, (rc, out))
     js = os.path.join(d, "deploy.json")
     with open(js, "w") as f:
         json.dump({"command": "llama-server -m m.gguf -c 8192", "model": "meta-llama/Llama-3.1-8B", "gpu": "RTX4090"}, f)
     rc, out, err = run(js, "--format", "json")
     check("json file", rc == 0 and json.loads(out)["engine"] == "llama.cpp", (rc, out[:200], err))
+
+# A bad launch command in each format (the shell already split the words after --).
+for fmt in ("json", "github", "junit"):
+    rc, out, err = run("--gpu", "H100", "--format", fmt, "--", "vllm", "serve", "meta-llama/Llama-3.1-8B", "--tensor-paralel-size", "2")
+    check(f"bad command {fmt}", rc == 2 and "--tensor-paralel-size" in out, (rc, out))
+# Words after -- keep their spaces: a JSON flag value is one argument.
+rc, out, err = run("--gpu", "H100", "--format", "json", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B",
+                   "--speculative-config", '{"method": "eagle", "num_speculative_tokens": 3}')
+check("json argument stays one word", rc == 1 and "--speculative-config" in json.loads(out)["reason"], (rc, out, err))
+# Invalid UTF-8 in a deployment name stays valid JSON and XML.
+with tempfile.TemporaryDirectory() as d:
+    y = os.path.join(d, "utf8.yaml")
+    with open(y, "wb") as f:
+        f.write(b"name: caf\xe9 \xff\ncommand: vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192\ngpu: H100\n")
+    rc, out, err = run(y, "--format", "json")
+    check("utf8 json", rc in (0, 2) and json.loads(out) is not None, (rc, out[:200], err))
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

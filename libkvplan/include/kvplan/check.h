@@ -1,61 +1,121 @@
 #pragma once
-// `kvplan check`: read an engine launch command (vllm serve / python -m sglang.launch_server /
-// llama-server / trtllm-serve) or a deployment file (a documented YAML subset, or JSON), run
-// the engine's profile against the GPU's memory, and give a verdict.
+// `kvplan check`: read what a team deploys (an engine launch command, a launch script, a
+// Kubernetes manifest, `helm template` output, a docker-compose file, or kvplan's own JSON/YAML
+// deployment format), run the engine's profile against the GPU's memory, and give a verdict.
+// Reading (check/launch.cpp, check/flags*.cpp, check/manifest.cpp) and the verdict
+// (check/check.cpp) live in the check layer; every formatter lives in report (check_report.cpp).
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "kvplan/engines.h"
+#include "kvplan/error.h"
 
 namespace kvplan {
 
 // A deployment as read from a command line or a file.
 struct Deployment {
   std::string source;                  // "command line" or the file path (for messages)
-  std::string name;                    // optional label (file key `name`)
+  std::uint64_t line = 0;              // 1-based line of the command / container in `source` (0: none)
+  std::string document;                // "document 2" for multi-document YAML ("" for one document)
+  std::string resource;                // "Deployment/vllm-llama", "compose service vllm", ...
+  std::string container;               // the container running the engine
+  std::string name;                    // optional label (file key `name`, or the resource name)
   EngineKind engine = EngineKind::vllm;
   std::string model;                   // model id / config path for kvplan (may be empty for llama-server)
   std::vector<std::string> args;       // the engine's flags, after the executable and model
+  std::vector<std::pair<std::string, std::string>> env;  // NAME=value given to the engine
   std::string gpu;                     // from the file (CLI flags override)
   std::uint64_t gpus = 0;
   std::optional<std::uint64_t> require_concurrency;
   std::optional<std::uint64_t> require_context;
+  std::string base_dir;                // resolves relative files named in the command ("" = cwd)
+  // "file (line 12, document 2, Deployment/x, container y)", or "command line".
+  std::string where() const;
 };
 
-// Shell-like split: whitespace, '...' and "..." quoting, backslash escapes and line continuations.
+// A deployment input kvplan check cannot read, with the file and line for CI annotations.
+class DeploymentError : public InputError {
+ public:
+  DeploymentError(std::string message, std::string file, std::uint64_t line)
+      : InputError(std::move(message)), file_(std::move(file)), line_(line) {}
+  // "<file> (line N): <detail>"
+  static DeploymentError at(std::string_view file, std::uint64_t line, std::string_view detail);
+  // The deployment's location followed by an error raised while checking it.
+  static DeploymentError in(const Deployment& d, std::string_view detail);
+  const std::string& file() const noexcept { return file_; }
+  std::uint64_t line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  std::uint64_t line_ = 0;
+};
+
+// POSIX shell words: whitespace, '...' (literal), "..." (\\ \" \$ \` escapes), backslash
+// escapes, line continuations and # comments at the start of a word; `;`, `&&` and newlines end
+// a command only in launch scripts (see parse_launch_script).
 std::vector<std::string> split_command_line(std::string_view text);
-// Recognises the engine from the executable (vllm serve, python[3] -m sglang.launch_server,
-// sglang serve, llama-server, trtllm-serve, python -m vllm.entrypoints.openai.api_server).
+// Recognises the engine: `vllm serve`, `python[3] -m vllm.entrypoints.openai.api_server` (and the
+// older vllm.entrypoints.api_server), `sglang serve`, `python -m sglang.launch_server`,
+// `llama-server`, `trtllm-serve [serve]`, `python -m tensorrt_llm.commands.serve`; skips leading
+// NAME=value assignments (kept in `env`), `env`, `exec`, `sudo`, and `docker run` / `podman run`
+// wrappers around the engines' images (vllm/vllm-openai, lmsysorg/sglang,
+// ghcr.io/ggml-org/llama.cpp:server*, nvcr.io/nvidia/tensorrt-llm/*), whose entrypoint is the engine.
 Deployment parse_launch_command(const std::vector<std::string>& argv, std::string_view source = "command line");
-// A YAML-subset or JSON deployment file (keys: name, engine, model, command, args, gpu, gpus,
-// require: {concurrency, context}). `base_dir` resolves relative paths named inside it.
+// A shell script (`#!/bin/bash`, `export X=1`, continuations): the one line that starts an engine.
+Deployment parse_launch_script(std::string_view text, std::string_view source);
+
+// Every engine deployment in a file: kvplan's JSON or YAML deployment format (keys name, engine,
+// model, command, args, gpu, gpus, env, require), Kubernetes workloads (Deployment, StatefulSet,
+// DaemonSet, Pod, Job, CronJob, LeaderWorkerSet, KServe InferenceService / ServingRuntime,
+// `helm template` multi-document output), docker-compose files, and shell launch scripts.
+// Containers that run no engine are skipped; a file with none is an error.
+std::vector<Deployment> parse_deployments(std::string_view text, std::string_view source);
+// Exactly one deployment (an error naming the count when the file holds several).
 Deployment parse_deployment(std::string_view text, std::string_view source);
+// Reads a regular file of at most kMaxDeploymentFileBytes.
+std::vector<Deployment> load_deployment_files(const std::string& path);
 Deployment load_deployment_file(const std::string& path);
-// The YAML subset (flat keys, lists, one level of nesting) as JSON; clear errors for the rest.
-nlohmann::json parse_yaml_subset(std::string_view text, std::string_view source);
+inline constexpr std::uint64_t kMaxDeploymentFileBytes = 4ull << 20;   // 4 MiB
+inline constexpr std::uint64_t kMaxYamlNodes = 200'000;                // after alias expansion
+inline constexpr std::uint64_t kMaxYamlDepth = 64;                     // mapping / list nesting read
+
+// How kvplan check treats one flag of an engine's current CLI (its spelling as written, a --no-x
+// negation, or an environment variable such as LLAMA_ARG_CTX_SIZE): modelled (changes memory and
+// kvplan models it), ignored (does not change GPU memory), unmodelled (takes GPU memory kvplan
+// does not model: the verdict fails and says so) or unknown (an error with a did-you-mean).
+enum class EngineFlagClass { memory, ignored, unmodelled, unknown };
+EngineFlagClass classify_engine_flag(EngineKind e, std::string_view flag);
+// Where the engine's flag table was read from (repository, commit, path).
+std::string engine_flag_source(EngineKind e);
 
 struct CheckOptions {
   std::string gpu;                      // overrides the deployment's
   std::uint64_t gpus = 0;               // 0: the deployment's, else tp x pp (x dp)
   std::optional<std::string> model;     // overrides the model named in the command
+  std::optional<std::uint64_t> weight_bytes;  // total weights, replaces weight_bytes(model) (--weights)
   std::optional<std::uint64_t> require_concurrency;
   std::optional<std::uint64_t> require_context;
 };
 
 struct CheckRequirement {
-  std::string name;                     // "starts", "gpus", "concurrency", "context"
+  std::string name;                     // "starts", "gpus", "concurrency", "context", "validation"
   bool ok = true;
   std::string required, actual;
   std::string message;
 };
 
+// The engine's own figures, as its profile computed them (formatted by report's to_json).
+using EngineResult = std::variant<std::monostate, VllmResult, SglangResult, LlamaCppResult, TrtllmResult>;
+
 struct CheckResult {
   std::string source, name;
+  std::string where;                    // Deployment::where()
+  std::uint64_t line = 0;               // Deployment::line
   std::string engine, model, gpu;
   std::uint64_t gpus = 0, gpus_needed = 0, tp = 1, pp = 1;
   std::uint64_t gpu_memory_bytes = 0;
@@ -70,18 +130,43 @@ struct CheckResult {
   std::vector<CheckRequirement> checks;
   std::vector<std::string> reasons;     // one sentence per failed check
   std::vector<std::string> notes;       // estimates and assumptions used
+  std::vector<std::string> ignored_flags;  // engine flags that do not change memory
   std::vector<std::string> log_lines;   // the engine's own lines
-  nlohmann::json engine_result;
+  EngineResult engine_result;
   int exit_code() const { return passed ? 0 : 1; }
 };
 
 CheckResult check_deployment(const Deployment& d, const CheckOptions& o);
 
+// One deployment's outcome: a result, or the error that stopped it (with where, for CI formats).
+struct CheckOutcome {
+  std::optional<CheckResult> result;
+  std::string error;                    // the message when !result
+  std::string file;                     // where the error is ("" or "command line": none)
+  std::uint64_t line = 0;
+  std::string label;                    // the deployment (Deployment::where()) or the input
+  int exit_code() const { return result ? result->exit_code() : 2; }
+};
+// Every deployment in a file / one launch command, each checked; errors become outcomes.
+std::vector<CheckOutcome> check_file(const std::string& path, const CheckOptions& o);
+std::vector<CheckOutcome> check_command(const std::vector<std::string>& argv, const CheckOptions& o);
+// 2 if any outcome is an error, else 1 if any check failed, else 0.
+int check_exit_code(const std::vector<CheckOutcome>& outcomes);
+
+// Formatters (report/check_report.cpp).
 nlohmann::json to_json(const CheckResult& r);
 std::string format_check_text(const CheckResult& r);
 std::string format_check_github(const CheckResult& r);   // GitHub Actions workflow commands
 std::string format_check_junit(const CheckResult& r);    // JUnit XML
 // "text", "json", "github", "junit".
 std::string format_check(const CheckResult& r, std::string_view format);
+// Every outcome in one report: text (errors are left to stderr: the text is ""), json (one object,
+// or {"passed", "exit_code", "results": [...]} for several; an error is {"error": message, ...}),
+// github (::error file=...,line=...:: for errors and failed checks), junit (one well-formed
+// document; an error is a failing testcase with its message).
+std::string format_check_outcomes(const std::vector<CheckOutcome>& outcomes, std::string_view format);
+// An error that stopped `kvplan check` before any deployment was read, in the asked format.
+std::string format_check_error(std::string_view message, std::string_view file, std::uint64_t line,
+                               std::string_view format);
 
 }  // namespace kvplan

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,6 +40,17 @@ class InputError : public Error {
   using Error::Error;
   static InputError value(std::string_view what, std::string_view got, std::string_view expected);
   static InputError unknown(std::string_view what, std::string_view got, std::string_view suggestion);
+  // "unknown model "<got>" (looked in: <looked>)[; `<fetch>` fetches its config][; did you mean <s>?]"
+  static InputError unknown_model(std::string_view got, std::string_view looked, std::string_view fetch_command,
+                                  std::string_view suggestion);
+};
+
+// A binary checkpoint header (safetensors, GGUF) that is malformed, truncated or declares more
+// than kvplan accepts: "<file>: <format> header at byte <offset>: <what>".
+class FormatError : public Error {
+ public:
+  using Error::Error;
+  static FormatError at(std::string_view file, std::string_view format, std::uint64_t offset, std::string_view what);
 };
 
 // A byte count that would not fit in 64 bits: an error, never a wrapped number.

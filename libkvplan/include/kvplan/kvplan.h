@@ -2,10 +2,12 @@
 // Everything public in one include.
 #include "kvplan/check.h"
 #include "kvplan/checked.h"
+#include "kvplan/checkpoint.h"
 #include "kvplan/dtype.h"
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
 #include "kvplan/generation.h"
+#include "kvplan/gguf.h"
 #include "kvplan/hardware.h"
 #include "kvplan/layer.h"
 #include "kvplan/model.h"

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kvplan/checkpoint.h"
 #include "kvplan/dtype.h"
 #include "kvplan/layer.h"
 #include "kvplan/parameters.h"
@@ -13,13 +14,24 @@ namespace kvplan {
 
 // The checkpoint's weight quantisation (quantization_config), when it has one.
 struct WeightQuantization {
-  std::string method;                       // "fp8", "mxfp4", ...
+  std::string method;                       // quant_method: "fp8", "mxfp4", "awq", "gptq", "mlx", ...
   std::optional<Dtype> dtype;               // element format of the quantised matrices
   std::uint64_t block_rows = 0, block_cols = 0;  // scale block (fp8 128x128); 0 = per tensor
   std::vector<std::string> modules_not_converted;
   // Format of the tensors left unquantised when the config names no torch_dtype (gpt-oss
   // checkpoints keep them in bf16); nullopt: the model dtype.
   std::optional<Dtype> unquantised_dtype;
+  // Grouped formats (AWQ, GPTQ, bitsandbytes, compressed-tensors, modelopt NVFP4, MLX, HQQ; priced
+  // by quantised_matrix_bytes in quantization.cpp): `bits` per stored value, one scale of
+  // `scale_bits` and a zero point of `zero_bits` per `group_size` values along a row (0 = one per
+  // output row), `col_bits` per input column (GPTQ's g_idx), `tensor_bytes` per matrix (global
+  // scales, stored shapes). 0 bits: an element dtype (`dtype`) prices the matrix.
+  std::uint64_t bits = 0;
+  std::uint64_t group_size = 0;
+  std::uint64_t scale_bits = 0, zero_bits = 0, col_bits = 0, tensor_bytes = 0;
+  bool double_quant = false;          // bitsandbytes: absmax quantised again (8 bits + fp32 per 256 blocks)
+  bool quantises_embeddings = false;  // MLX: the embedding table and the output head are quantised too
+  std::string describe;               // "awq int4 g128", "gptq int4 g128 (desc_act)", ...
 };
 
 struct LayerSpec {
@@ -64,6 +76,9 @@ struct ModelSpec {
   std::vector<LayerSpec> layers;
   ParameterCounts params;
   std::optional<WeightQuantization> quantization;
+  // Exact weight bytes from the checkpoint's own headers (safetensors, GGUF), when present:
+  // weight_bytes() prefers them to the config rule.
+  std::optional<CheckpointWeights> checkpoint_weights;
   std::vector<std::string> assumptions;   // every default kvplan applied that is worth reporting
 
   std::size_t num_layers() const { return layers.size(); }
@@ -91,7 +106,9 @@ Dtype serving_dtype(const ModelSpec& m);
 // Reads a config from text. `source` names it in messages (e.g. the file path).
 ModelSpec load_model_from_json(std::string_view json_text, std::string_view source,
                                const LoadOptions& opts = {});
-// A path to config.json, a directory holding one, or a bundled model id (case-insensitive).
+// A MODEL argument resolved by resolve_model() (checkpoint.h: a path, a GGUF file, the Hugging
+// Face cache, the Ollama store, a bundled id); safetensors headers beside a config fill
+// checkpoint_weights.
 ModelSpec load_model(std::string_view name_or_path, const LoadOptions& opts = {});
 
 

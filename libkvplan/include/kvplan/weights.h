@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kvplan/dtype.h"
 #include "kvplan/model.h"
@@ -20,8 +21,18 @@ struct WeightBytes {
                                     // an embedding table that is not also the head: one row)
   std::uint64_t mtp = 0;            // MTP/next-n layers, not in total
   std::string scheme;               // "bf16", "fp8 (128x128 blocks) + bf16", "mxfp4 experts + bf16"
+  // Where `total` came from: "config rule" (shapes from config.json priced by the scheme), or the
+  // checkpoint's own headers ("safetensors headers (4 files)", "GGUF tensor infos",
+  // "model.safetensors.index.json (metadata.total_size)").
+  std::string source = "config rule";
+  // Bytes per model layer when the headers give them (empty otherwise), for pipeline splits and
+  // llama.cpp's -ngl partial offload; `outside_layers` = embeddings, head, final norm.
+  std::vector<std::uint64_t> layer_bytes;
+  std::uint64_t outside_layers = 0;
 };
 
+// Without an override, a checkpoint whose headers were read (m.checkpoint_weights) gives its exact
+// total, experts and MTP bytes; `active` is then the config rule's active share of its total.
 WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype = std::nullopt);
 
 }  // namespace kvplan

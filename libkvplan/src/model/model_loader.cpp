@@ -18,6 +18,7 @@
 #include "kvplan/units.h"
 #include "model/family.h"
 #include "model/mapping.h"
+#include "model/checkpoint_internal.h"
 #include "model/parameters_internal.h"
 
 namespace kvplan {
@@ -106,14 +107,6 @@ void read_dtypes(const Ctx& x) {
   }
 }
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError::value("model", p.string(), "a readable config.json file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 std::size_t ModelSpec::count_kind(std::string_view kind) const {
@@ -159,23 +152,7 @@ ModelSpec load_model_from_json(std::string_view json_text, std::string_view sour
 }
 
 ModelSpec load_model(std::string_view name_or_path, const LoadOptions& opts) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path p{std::string(name_or_path)};
-  if (fs::is_directory(p, ec)) p /= "config.json";
-  if (fs::is_regular_file(p, ec)) {
-    ModelSpec m = load_model_from_json(read_file(p), p.string(), opts);
-    return m;
-  }
-  if (auto b = find_bundled(name_or_path)) {
-    ModelSpec m = load_model_from_json(b->json, b->file_name, opts);
-    m.name = b->id;
-    return m;
-  }
-  std::string hint;
-  for (const auto& s : suggest_bundled(name_or_path)) hint += (hint.empty() ? "" : ", ") + s;
-  throw InputError::unknown("model (not a file, a directory with config.json, or a bundled id; see `kvplan models`)",
-                            name_or_path, hint);
+  return detail::load_resolved(resolve_model(name_or_path), opts);
 }
 
 }  // namespace kvplan

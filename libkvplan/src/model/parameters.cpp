@@ -11,6 +11,7 @@
 
 #include "kvplan/checked.h"
 #include "model/parameters_internal.h"
+#include "model/quantization_internal.h"
 
 namespace kvplan {
 
@@ -308,33 +309,14 @@ void read_quantization(const ConfigView& c, ModelSpec& m) {
     q = &c.text()["quantization_config"];
     ptr = c.text_pointer() + "/quantization_config";
   }
+  bool mlx_root = false;
+  if (!q && c.root().contains("quantization") && c.root()["quantization"].is_object()) {
+    q = &c.root()["quantization"];  // mlx-lm
+    ptr = "/quantization";
+    mlx_root = true;
+  }
   if (!q) return;
-  WeightQuantization wq;
-  if (q->contains("quant_method") && (*q)["quant_method"].is_string()) wq.method = (*q)["quant_method"].get<std::string>();
-  if (wq.method == "fp8") {
-    std::string fmt = q->value("fmt", std::string("e4m3"));
-    wq.dtype = fmt == "e5m2" ? Dtype::fp8_e5m2 : Dtype::fp8_e4m3;
-    if (q->contains("weight_block_size")) {
-      const auto& b = (*q)["weight_block_size"];
-      if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
-          b[0].get<u64>() == 0 || b[1].get<u64>() == 0)
-        c.fail_at(ptr + "/weight_block_size", "two positive integers [rows, cols]", describe_json(b));
-      wq.block_rows = b[0].get<u64>();
-      wq.block_cols = b[1].get<u64>();
-    }
-  } else if (wq.method == "mxfp4") {
-    wq.dtype = Dtype::mxfp4;
-    if (!c.dtype_name()) {
-      wq.unquantised_dtype = Dtype::bf16;
-      m.params.notes.push_back("mxfp4 checkpoint names no torch_dtype: its unquantised tensors are taken as bf16");
-    }
-  }
-  for (const char* key : {"modules_to_not_convert", "ignored_layers", "ignore"}) {
-    if (q->contains(key) && (*q)[key].is_array())
-      for (const auto& s : (*q)[key])
-        if (s.is_string()) wq.modules_not_converted.push_back(s.get<std::string>());
-  }
-  m.quantization = std::move(wq);
+  read_weight_quantization(c, *q, ptr, mlx_root, m);  // quantization.cpp
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // Weight bytes: the parameter inventory (ModelSpec::params.tensors) priced in a storage format.
 #include "kvplan/weights.h"
 
+#include <algorithm>
 #include <string>
 
 #include "kvplan/checked.h"
+#include "model/quantization_internal.h"
 
 namespace kvplan {
 
@@ -25,36 +27,64 @@ bool not_converted(const WeightQuantization& q, const std::string& tensor) {
 // output head, the routers (DeepSeek's gate is a bare parameter; gpt-oss lists its router) and
 // listed modules stay in the model dtype. gpt-oss (mxfp4) quantises only the routed experts.
 bool checkpoint_quantised(const WeightQuantization& q, const WeightTensor& t) {
+  if (t.kind == WeightKind::vector) return false;
+  if (q.quantises_embeddings && !not_converted(q, t.name) &&
+      (t.kind == WeightKind::embedding || t.component == WeightComponent::lm_head))
+    return true;  // MLX
   if (t.kind != WeightKind::linear) return false;
   if (t.component == WeightComponent::lm_head || t.component == WeightComponent::moe_router) return false;
   if (t.name.find("shared_head.head") != std::string::npos) return false;  // DeepSeek MTP head copy
   if (t.name.find("indexer.weights_proj") != std::string::npos) return false;  // DSV3.2: kept unquantised
   if (not_converted(q, t.name)) return false;
-  if (q.dtype == Dtype::mxfp4) return t.component == WeightComponent::moe_routed;
+  if (q.dtype == Dtype::mxfp4 && q.method == "mxfp4") return t.component == WeightComponent::moe_routed;
   return true;
 }
 
 // Bytes of one copy of a rows x cols tensor stored in `d` (block formats along the input dim).
 u64 plain_bytes(Dtype d, const WeightTensor& t) { return checked_mul(t.rows, row_bytes(d, t.cols), "weight bytes"); }
 
-// fp8 with block scales: one byte per value plus one fp32 scale per (block_rows x block_cols).
-u64 fp8_block_bytes(const WeightQuantization& q, const WeightTensor& t) {
-  const u64 values = checked_mul(t.rows, row_bytes(*q.dtype, t.cols), "weight bytes");
-  if (q.block_rows == 0 || q.block_cols == 0) return checked_add(values, 4, "weight bytes");  // per-tensor scale
-  const u64 scales = checked_mul(ceil_div(t.rows, q.block_rows), ceil_div(t.cols, q.block_cols), "weight bytes");
-  return checked_add(values, checked_mul(scales, 4, "weight bytes"), "weight bytes");
-}
-
 std::string dims(const WeightQuantization& q) {
   return std::to_string(q.block_rows) + "x" + std::to_string(q.block_cols);
 }
 
+WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype);
+
 }  // namespace
 
 WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype) {
+  WeightBytes w = rule_weight_bytes(m, override_dtype);
+  if (override_dtype || !m.checkpoint_weights) return w;
+  const CheckpointWeights& cw = *m.checkpoint_weights;
+  // The rule's active share, applied to the exact total (the headers say what is stored, not
+  // what one token reads).
+  const long double share = w.total ? static_cast<long double>(w.active) / static_cast<long double>(w.total) : 1.0L;
+  w.source = cw.source;
+  w.total = cw.total_bytes;
+  w.active = static_cast<u64>(share * static_cast<long double>(cw.total_bytes));
+  if (w.active > w.total) w.active = w.total;
+  if (cw.exact) {
+    w.experts = cw.expert_bytes;
+    w.mtp = cw.mtp_bytes;
+    w.layer_bytes = cw.layer_bytes;
+    w.outside_layers = cw.non_layer_bytes;
+    std::string dtypes;
+    for (const auto& [d, b] : cw.bytes_by_dtype) dtypes += (dtypes.empty() ? "" : " + ") + d;
+    w.scheme = dtypes + " (" + cw.source + ")";
+  } else {
+    w.experts = std::min(w.experts, w.total);
+    w.scheme = "as stored (" + cw.source + "; " + w.scheme + " by the config rule)";
+  }
+  w.non_experts = w.total - w.experts;
+  return w;
+}
+
+namespace {
+
+WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype) {
   WeightBytes w;
   const Dtype base = (m.quantization && m.quantization->unquantised_dtype) ? *m.quantization->unquantised_dtype : m.dtype;
-  const WeightQuantization* q = (!override_dtype && m.quantization && m.quantization->dtype) ? &*m.quantization : nullptr;
+  const WeightQuantization* q =
+      (!override_dtype && m.quantization && (m.quantization->dtype || m.quantization->bits)) ? &*m.quantization : nullptr;
   bool any_quantised = false;
 
   for (const auto& t : m.params.tensors) {
@@ -67,8 +97,8 @@ WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype
       one = plain_bytes(*override_dtype, t);
     } else if (q && checkpoint_quantised(*q, t)) {
       any_quantised = true;
-      row_dtype = *q->dtype;
-      one = (q->method == "fp8") ? fp8_block_bytes(*q, t) : plain_bytes(*q->dtype, t);
+      row_dtype = q->dtype.value_or(row_dtype);
+      one = detail::quantised_matrix_bytes(*q, t.rows, t.cols);
     } else {
       one = plain_bytes(base, t);
     }
@@ -92,10 +122,12 @@ WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype
   if (override_dtype) {
     w.scheme = *override_dtype == base ? base_name
                                        : std::string(name(*override_dtype)) + " (norms and biases " + base_name + ")";
+  } else if (q && any_quantised && !q->describe.empty()) {
+    w.scheme = q->describe + " + " + base_name;
   } else if (q && any_quantised) {
     if (q->method == "fp8")
       w.scheme = q->block_rows ? "fp8 (" + dims(*q) + " blocks) + " + base_name : "fp8 + " + base_name;
-    else if (*q->dtype == Dtype::mxfp4)
+    else if (q->dtype == Dtype::mxfp4)
       w.scheme = "mxfp4 experts + " + base_name;
     else
       w.scheme = std::string(name(*q->dtype)) + " + " + base_name;
@@ -104,5 +136,7 @@ WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype
   }
   return w;
 }
+
+}  // namespace
 
 }  // namespace kvplan

@@ -45,6 +45,19 @@ InputError InputError::unknown(std::string_view what, std::string_view got, std:
                          suggestion, suggestion.empty() ? "" : "?"}));
 }
 
+InputError InputError::unknown_model(std::string_view got, std::string_view looked, std::string_view fetch_command,
+                                     std::string_view suggestion) {
+  return InputError(cat({"unknown model \"", got, "\" (looked in: ", looked, ")",
+                         fetch_command.empty() ? "" : "; `", fetch_command,
+                         fetch_command.empty() ? "" : "` fetches its config", suggestion.empty() ? "" : "; did you mean ",
+                         suggestion, suggestion.empty() ? "" : "?"}));
+}
+
+FormatError FormatError::at(std::string_view file, std::string_view format, std::uint64_t offset,
+                            std::string_view what) {
+  return FormatError(cat({file, ": ", format, " header at byte ", std::to_string(offset), ": ", what}));
+}
+
 OverflowError OverflowError::in(std::string_view what) {
   return OverflowError(cat({"overflow: ", what, " does not fit in 64 bits (inputs are absurdly large)"}));
 }

@@ -1,0 +1,34 @@
+#pragma once
+// Shell words and engine-command recognition shared by launch.cpp and manifest.cpp.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvplan/check.h"
+
+namespace kvplan::detail {
+
+// One simple command of a script: its words and the line it starts on.
+struct ShellCommand {
+  std::vector<std::string> words;
+  std::uint64_t line = 1;
+};
+
+// Splits a script into simple commands (newlines, ;, &&, ||, |, & separate them; redirections are
+// dropped). Variables assigned earlier in the script ($X, ${X}, ${X:-default}) are expanded;
+// unknown ones stay as written.
+std::vector<ShellCommand> split_script(std::string_view text, std::map<std::string, std::string> vars = {});
+
+// The deployment when argv starts an engine (after env / wrappers), nullopt when it runs
+// something else; a malformed engine command (`vllm serv`) is an error.
+std::optional<Deployment> recognise_engine_command(const std::vector<std::string>& argv, std::string_view source);
+
+// Every engine command of a script.
+std::vector<Deployment> launch_script_deployments(std::string_view text, std::string_view source,
+                                                  std::uint64_t first_line = 1,
+                                                  const std::map<std::string, std::string>& vars = {});
+
+}  // namespace kvplan::detail

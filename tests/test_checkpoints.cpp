@@ -1,0 +1,670 @@
+// Models as users have them: resolution (paths, the Hugging Face cache, the Ollama store, the
+// catalog), safetensors headers, GGUF headers. Files are built in a temp dir by the writers in
+// gguf_writer.h (byte layouts from ggml's docs/gguf.md and safetensors' format spec); expected
+// byte counts are computed here from shapes and block sizes, independently of the readers.
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+
+#include "gguf_writer.h"
+#include "helpers.h"
+#include "kvplan/check.h"
+#include "kvplan/checkpoint.h"
+#include "kvplan/engines.h"
+#include "kvplan/gguf.h"
+#include "kvplan/weights.h"
+
+using namespace kvplan;
+using kvplan::test::EnvVar;
+using kvplan::test::GgufWriter;
+using kvplan::test::HasMessage;
+using kvplan::test::TempDir;
+namespace fs = std::filesystem;
+using u64 = std::uint64_t;
+
+namespace {
+
+void write_text(const fs::path& p, const std::string& s) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << s;
+}
+
+std::string bundled_json(const std::string& id) { return std::string(find_bundled(id)->json); }
+
+// A Hugging Face cache entry: refs/main -> snapshots/<hash>/config.json (+ refs/v1 -> another).
+fs::path make_hf_entry(const fs::path& hub, const std::string& id, const std::string& config_json) {
+  std::string folder = "models--" + id;
+  folder.replace(folder.find('/'), 1, "--");
+  const fs::path entry = hub / folder;
+  write_text(entry / "refs" / "main", "0123abcd\n");
+  write_text(entry / "snapshots" / "0123abcd" / "config.json", config_json);
+  write_text(entry / "refs" / "v1", "4567ef01");
+  write_text(entry / "snapshots" / "4567ef01" / "config.json", config_json);
+  return entry;
+}
+
+// A llama-architecture GGUF as convert_hf_to_gguf.py writes Llama-3.1-8B's metadata (keys from
+// llama.cpp's llama-arch.cpp): 32 blocks, 32 heads, 8 KV heads, head dim 128.
+void llama8b_metadata(GgufWriter& w) {
+  w.str("general.architecture", "llama");
+  w.str("general.name", "Llama 3.1 8B");
+  w.u32("general.alignment", 32);
+  w.u32("llama.block_count", 32);
+  w.u32("llama.context_length", 131072);
+  w.u32("llama.embedding_length", 4096);
+  w.u32("llama.feed_forward_length", 14336);
+  w.u32("llama.attention.head_count", 32);
+  w.u32("llama.attention.head_count_kv", 8);
+  w.f32("llama.rope.freq_base", 500000.0f);
+  w.u32("llama.vocab_size", 128256);
+  w.str_array("tokenizer.ggml.tokens", 5000, "tok");  // longer than kept: counted, skipped
+}
+
+// Q4_K: 256 values in 144 bytes; Q6_K: 256 in 210; F32: 4 bytes (ggml's type traits).
+u64 q4k(u64 rows, u64 cols) { return rows * (cols / 256) * 144; }
+u64 q6k(u64 rows, u64 cols) { return rows * (cols / 256) * 210; }
+
+// Llama-3.1-8B's tensors in a Q4_K_M-like mix: expected bytes are summed here by hand.
+u64 llama8b_tensors(GgufWriter& w) {
+  u64 sum = 0;
+  auto add = [&](const std::string& n, std::vector<u64> ne, std::uint32_t type, u64 bytes) {
+    w.tensor(n, std::move(ne), type, bytes);
+    sum += bytes;
+  };
+  add("token_embd.weight", {4096, 128256}, 12, q4k(128256, 4096));
+  add("output.weight", {4096, 128256}, 14, q6k(128256, 4096));
+  add("output_norm.weight", {4096}, 0, 4096 * 4);
+  for (int i = 0; i < 32; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    add(b + "attn_q.weight", {4096, 4096}, 12, q4k(4096, 4096));
+    add(b + "attn_k.weight", {4096, 1024}, 12, q4k(1024, 4096));
+    add(b + "attn_v.weight", {4096, 1024}, 14, q6k(1024, 4096));
+    add(b + "attn_output.weight", {4096, 4096}, 12, q4k(4096, 4096));
+    add(b + "ffn_gate.weight", {4096, 14336}, 12, q4k(14336, 4096));
+    add(b + "ffn_up.weight", {4096, 14336}, 12, q4k(14336, 4096));
+    add(b + "ffn_down.weight", {14336, 4096}, 14, q6k(4096, 14336));
+    add(b + "attn_norm.weight", {4096}, 0, 4096 * 4);
+    add(b + "ffn_norm.weight", {4096}, 0, 4096 * 4);
+  }
+  return sum;
+}
+
+u64 io_rchar() {
+  std::ifstream in("/proc/self/io");
+  std::string k;
+  u64 v = 0;
+  while (in >> k >> v)
+    if (k == "rchar:") return v;
+  return 0;
+}
+
+LlamaCppOptions llama_ctx(u64 c) {
+  LlamaCppOptions o;
+  o.ctx_size = c;
+  return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(checkpoints)
+
+// ---- resolution --------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(hf_cache_by_each_environment_variable) {
+  TempDir t;
+  const std::string cfg = bundled_json("meta-llama/Llama-3.2-1B-Instruct");
+  // HF_HUB_CACHE
+  make_hf_entry(t.path / "hubcache", "acme/Tiny-1B", cfg);
+  {
+    EnvVar a("HF_HUB_CACHE", (t.path / "hubcache").c_str()), b("HF_HOME", nullptr);
+    auto r = resolve_model("acme/Tiny-1B");
+    BOOST_TEST(r.how == "hf-cache");
+    BOOST_TEST(r.config == t.path / "hubcache" / "models--acme--Tiny-1B" / "snapshots" / "0123abcd" / "config.json");
+    auto m = load_model("acme/Tiny-1B");
+    BOOST_TEST(m.num_layers() == 16u);
+    BOOST_TEST(m.source.find("snapshots/0123abcd") != std::string::npos);
+    // A revision: a ref name or the commit hash itself.
+    BOOST_TEST(resolve_model("acme/Tiny-1B@v1").config.string().find("4567ef01") != std::string::npos);
+    BOOST_TEST(resolve_model("acme/Tiny-1B@0123abcd").config.string().find("0123abcd") != std::string::npos);
+    BOOST_CHECK_EXCEPTION(resolve_model("acme/Tiny-1B@v9"), InputError, HasMessage({"refs/v9"}));
+  }
+  // HF_HOME/hub
+  make_hf_entry(t.path / "hfhome" / "hub", "acme/Tiny-1B", cfg);
+  {
+    EnvVar a("HF_HUB_CACHE", nullptr), b("HF_HOME", (t.path / "hfhome").c_str());
+    BOOST_TEST(resolve_model("acme/Tiny-1B").config.string().find("hfhome/hub/models--acme--Tiny-1B") != std::string::npos);
+  }
+  // ~/.cache/huggingface/hub
+  make_hf_entry(t.path / "home" / ".cache" / "huggingface" / "hub", "acme/Tiny-1B", cfg);
+  {
+    EnvVar a("HF_HUB_CACHE", nullptr), b("HF_HOME", nullptr), c("HOME", (t.path / "home").c_str());
+    BOOST_TEST(hf_hub_cache_dir() == t.path / "home" / ".cache" / "huggingface" / "hub");
+    BOOST_TEST(resolve_model("acme/Tiny-1B").how == "hf-cache");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hf_cache_entry_folder_and_missing_config) {
+  TempDir t;
+  const fs::path entry = make_hf_entry(t.path, "acme/Tiny-1B", bundled_json("meta-llama/Llama-3.2-1B-Instruct"));
+  // A models--org--name folder given as a path.
+  auto r = resolve_model(entry.string());
+  BOOST_TEST(r.how == "path");
+  BOOST_TEST(r.config.string().find("0123abcd") != std::string::npos);
+  // A cache entry without config.json (weights-only download) says how to fetch it.
+  fs::remove(entry / "snapshots" / "0123abcd" / "config.json");
+  EnvVar a("HF_HUB_CACHE", t.path.c_str());
+  BOOST_CHECK_EXCEPTION(resolve_model("acme/Tiny-1B"), InputError,
+                        HasMessage({"huggingface-cli download acme/Tiny-1B config.json"}));
+}
+
+BOOST_AUTO_TEST_CASE(cache_beats_catalog_and_catalog_still_works) {
+  TempDir t;
+  // A cache entry for a bundled id wins (the user's own copy), with a different layer count.
+  auto cfg = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.1-8B"));
+  cfg["num_hidden_layers"] = 4;
+  make_hf_entry(t.path, "meta-llama/Llama-3.1-8B", cfg.dump());
+  {
+    EnvVar a("HF_HUB_CACHE", t.path.c_str());
+    BOOST_TEST(load_model("meta-llama/Llama-3.1-8B").num_layers() == 4u);
+  }
+  EnvVar a("HF_HUB_CACHE", (t.path / "empty").c_str());
+  BOOST_TEST(resolve_model("meta-llama/Llama-3.1-8B").how == "bundled");
+  BOOST_TEST(load_model("META-LLAMA/llama-3.1-8b").num_layers() == 32u);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_model_lists_where_it_looked) {
+  TempDir t;
+  EnvVar a("HF_HUB_CACHE", t.path.c_str());
+  BOOST_CHECK_EXCEPTION(
+      load_model("meta-llama/Llama-3.1-8B-Instruct"), InputError,
+      HasMessage({"unknown model \"meta-llama/Llama-3.1-8B-Instruct\"", "looked in",
+                  (t.path / "models--meta-llama--Llama-3.1-8B-Instruct").string(), "bundled catalog",
+                  "`huggingface-cli download meta-llama/Llama-3.1-8B-Instruct config.json` fetches its config",
+                  "did you mean meta-llama/Llama-3.1-8B"}));
+  // Same family and size first: Qwen3-32B -> a Qwen3 model; Llama-3.1-8B-Instruct -> the 8B.
+  auto s = suggest_models("meta-llama/Llama-3.1-8B-Instruct");
+  BOOST_REQUIRE(!s.empty());
+  BOOST_TEST(s[0] == "meta-llama/Llama-3.1-8B");
+  auto q = suggest_models("Qwen/Qwen3-8B-Instruct");
+  BOOST_REQUIRE(!q.empty());
+  BOOST_TEST(q[0] == "Qwen/Qwen3-8B");
+}
+
+BOOST_AUTO_TEST_CASE(ollama_store_manifest_to_blob) {
+  TempDir t;
+  const std::string hex(64, 'a');
+  GgufWriter w;
+  llama8b_metadata(w);
+  llama8b_tensors(w);
+  fs::create_directories(t.path / "blobs");
+  w.write(t.path / "blobs" / ("sha256-" + hex));
+  // Ollama's manifest: OCI-style JSON whose model layer names the GGUF blob by digest.
+  const std::string manifest = R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",
+    "config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:)" + std::string(64, 'b') +
+                               R"(","size":485},
+    "layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" + hex +
+                               R"(","size":4920734272},
+              {"mediaType":"application/vnd.ollama.image.template","digest":"sha256:)" + std::string(64, 'c') +
+                               R"(","size":1481}]})";
+  write_text(t.path / "manifests" / "registry.ollama.ai" / "library" / "llama3.1" / "8b", manifest);
+  write_text(t.path / "manifests" / "registry.ollama.ai" / "library" / "llama3.1" / "latest", manifest);
+  EnvVar a("OLLAMA_MODELS", t.path.c_str());
+  auto r = resolve_model("ollama:llama3.1:8b");
+  BOOST_TEST(r.how == "ollama");
+  BOOST_TEST(r.gguf == t.path / "blobs" / ("sha256-" + hex));
+  BOOST_TEST(resolve_model("ollama:llama3.1").gguf == r.gguf);  // tag defaults to latest
+  auto m = load_model("ollama:llama3.1:8b");
+  BOOST_TEST(m.num_layers() == 32u);
+  BOOST_CHECK_EXCEPTION(resolve_model("ollama:llama3.1:70b"), InputError, HasMessage({"ollama pull llama3.1:70b"}));
+  BOOST_CHECK_EXCEPTION(resolve_model("ollama:../../etc:x"), InputError, HasMessage({"ollama:NAME[:TAG]"}));
+}
+
+// ---- safetensors -------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(safetensors_headers_give_exact_bytes_per_layer) {
+  TempDir t;
+  write_text(t.path / "config.json", bundled_json("meta-llama/Llama-3.2-1B-Instruct"));
+  // Two shards of an fp8 + bf16 checkpoint: 16 layers, q_proj fp8 with an fp32 scale, norms bf16.
+  std::vector<test::StTensor> a, b;
+  u64 per_layer = 0;
+  for (int i = 0; i < 16; ++i) {
+    auto& dst = i < 8 ? a : b;
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    dst.push_back({p + "self_attn.q_proj.weight", "F8_E4M3", {2048, 2048}, 2048ull * 2048});
+    dst.push_back({p + "self_attn.q_proj.weight_scale", "F32", {1}, 4});
+    dst.push_back({p + "input_layernorm.weight", "BF16", {2048}, 4096});
+  }
+  per_layer = 2048ull * 2048 + 4 + 4096;
+  a.push_back({"model.embed_tokens.weight", "BF16", {128256, 2048}, 128256ull * 2048 * 2});
+  test::write_safetensors(t.path / "model-00001-of-00002.safetensors", a);
+  test::write_safetensors(t.path / "model-00002-of-00002.safetensors", b);
+  auto m = load_model(t.path.string());
+  BOOST_REQUIRE(m.checkpoint_weights.has_value());
+  const auto& cw = *m.checkpoint_weights;
+  BOOST_TEST(cw.source == "safetensors headers (2 files)");
+  BOOST_TEST(cw.layer_bytes.size() == 16u);
+  BOOST_TEST(cw.layer_bytes[0] == per_layer);
+  BOOST_TEST(cw.layer_bytes[15] == per_layer);
+  BOOST_TEST(cw.non_layer_bytes == 128256ull * 2048 * 2);
+  BOOST_TEST(cw.total_bytes == 16 * per_layer + 128256ull * 2048 * 2);
+  BOOST_TEST(cw.bytes_by_dtype.at("F8_E4M3") == 16ull * 2048 * 2048);
+  auto wb = weight_bytes(m);
+  BOOST_TEST(wb.total == cw.total_bytes);
+  BOOST_TEST(wb.source == "safetensors headers (2 files)");
+  BOOST_TEST(wb.layer_bytes == cw.layer_bytes, boost::test_tools::per_element());
+  // An override prices the config rule again.
+  BOOST_TEST(weight_bytes(m, Dtype::bf16).source == "config rule");
+}
+
+BOOST_AUTO_TEST_CASE(safetensors_index_only) {
+  TempDir t;
+  write_text(t.path / "config.json", bundled_json("meta-llama/Llama-3.1-8B"));
+  // Llama-3.1-8B's model.safetensors.index.json metadata.total_size (Hugging Face repository
+  // meta-llama/Llama-3.1-8B): 16,060,522,496 bytes.
+  write_text(t.path / "model.safetensors.index.json",
+             R"({"metadata":{"total_size":16060522496},"weight_map":{"lm_head.weight":"model-00004-of-00004.safetensors"}})");
+  auto m = load_model(t.path.string());
+  auto wb = weight_bytes(m);
+  BOOST_TEST(wb.total == 16060522496u);
+  BOOST_TEST(wb.source == "model.safetensors.index.json (metadata.total_size)");
+  // The config rule agrees exactly for this bf16 checkpoint.
+  BOOST_TEST(weight_bytes(m, Dtype::bf16).total == 16060522496u);
+}
+
+BOOST_AUTO_TEST_CASE(sparse_multi_gb_safetensors_reads_header_only) {
+  TempDir t;
+  write_text(t.path / "config.json", bundled_json("meta-llama/Llama-3.2-1B-Instruct"));
+  std::vector<test::StTensor> ts;
+  u64 sum = 0;
+  for (int i = 0; i < 16; ++i) {
+    const u64 bytes = 8192ull * 16384 * 2;  // 256 MiB each: 4 GiB in all
+    ts.push_back({"model.layers." + std::to_string(i) + ".mlp.up_proj.weight", "BF16", {8192, 16384}, bytes});
+    sum += bytes;
+  }
+  const u64 header = test::write_safetensors(t.path / "model.safetensors", ts);
+  BOOST_TEST(fs::file_size(t.path / "model.safetensors") == header + sum);
+  const u64 before = io_rchar();
+  auto m = load_model(t.path.string());
+  const u64 read = io_rchar() - before;
+  BOOST_TEST(m.checkpoint_weights->total_bytes == sum);
+  BOOST_TEST(m.checkpoint_weights->header_bytes_read == header);
+  BOOST_TEST(read < header + (1u << 20));  // config.json + header, never the 4 GiB of data
+  // The weights file itself names the folder.
+  BOOST_TEST(load_model((t.path / "model.safetensors").string()).checkpoint_weights->total_bytes == sum);
+}
+
+BOOST_AUTO_TEST_CASE(hostile_safetensors_headers) {
+  TempDir t;
+  auto raw = [&](const std::string& name, u64 declared, const std::string& body) {
+    std::string s(8, '\0');
+    std::memcpy(s.data(), &declared, 8);
+    s += body;
+    write_text(t.path / name, s);
+    return t.path / name;
+  };
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("huge.safetensors", 1ull << 62, "{}")), FormatError,
+                        HasMessage({"header length", "over the", "limit"}));
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("trunc.safetensors", 1000, "{}")), FormatError,
+                        HasMessage({"runs past the end"}));
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("short.safetensors", 0, "").string() + "x"), InputError,
+                        HasMessage({"model"}));
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("deep.safetensors", deep.size(), deep)), FormatError,
+                        HasMessage({"nested deeper than 64"}));
+  const std::string past = R"({"w":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})";
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("past.safetensors", past.size(), past)), FormatError,
+                        HasMessage({"tensor \"w\"", "past the file"}));
+  const std::string mismatch = R"({"w":{"dtype":"BF16","shape":[3],"data_offsets":[0,4]}})";
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("mm.safetensors", mismatch.size(), mismatch + "1234")), FormatError,
+                        HasMessage({"give 6 bytes but data_offsets span 4"}));
+  BOOST_CHECK_EXCEPTION(read_safetensors_header(raw("notjson.safetensors", 3, "abc")), FormatError,
+                        HasMessage({"not a JSON object"}));
+}
+
+// ---- GGUF --------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(ggml_type_traits) {
+  // ggml's block structs (ggml-common.h) / gguf-py GGML_QUANT_SIZES.
+  BOOST_TEST(ggml_type("Q4_K")->block_bytes == 144u);
+  BOOST_TEST(ggml_type("q4_k")->block_values == 256u);
+  BOOST_TEST(ggml_type("Q8_0")->block_bytes == 34u);
+  BOOST_TEST(ggml_type("IQ4_XS")->block_bytes == 136u);
+  BOOST_TEST(ggml_type("TQ1_0")->block_bytes == 54u);
+  BOOST_TEST(ggml_type("MXFP4")->block_bytes == 17u);
+  BOOST_TEST(ggml_type(12u)->name == "Q4_K");
+  BOOST_TEST(ggml_type(4u) == nullptr);  // Q4_2: removed from GGUF
+}
+
+BOOST_AUTO_TEST_CASE(gguf_llama_sparse_file) {
+  TempDir t;
+  GgufWriter w;
+  llama8b_metadata(w);
+  const u64 sum = llama8b_tensors(w);
+  const fs::path f = t.path / "Llama-3.1-8B-Q4_K_M.gguf";
+  const u64 data_offset = w.write(f);
+  BOOST_TEST(fs::file_size(f) > (4ull << 30));  // a multi-GB (sparse) file
+  const u64 before = io_rchar();
+  auto m = load_model(f.string());
+  const u64 read = io_rchar() - before;
+  BOOST_TEST(read < data_offset + (1u << 20));
+  BOOST_TEST(m.checkpoint_weights->header_bytes_read <= data_offset);
+  BOOST_TEST(m.checkpoint_weights->source == "GGUF tensor infos");
+  BOOST_TEST(m.checkpoint_weights->total_bytes == sum);
+  BOOST_TEST(m.checkpoint_weights->layer_bytes.size() == 32u);
+  const u64 layer = q4k(4096, 4096) * 2 + q4k(1024, 4096) + q6k(1024, 4096) + q4k(14336, 4096) * 2 +
+                    q6k(4096, 14336) + 2 * 4096 * 4;
+  BOOST_TEST(m.checkpoint_weights->layer_bytes[31] == layer);
+  BOOST_TEST(weight_bytes(m).total == sum);
+  // The same cache as the config.json, layer by layer and in llama.cpp's profile.
+  auto ref = load_model("meta-llama/Llama-3.1-8B");
+  BOOST_TEST(m.num_layers() == ref.num_layers());
+  BOOST_TEST(m.dims.vocab_size == 128256u);
+  BOOST_TEST(!m.dims.tie_word_embeddings);
+  auto a = llamacpp_profile(m, llama_ctx(8192)), b = llamacpp_profile(ref, llama_ctx(8192));
+  BOOST_TEST(a.kv_bytes == b.kv_bytes);
+  BOOST_TEST(a.kv_bytes == 1024ull << 20);
+  BOOST_TEST(llamacpp_profile(m, llama_ctx(0)).cells == 131072u);  // context_length read
+}
+
+BOOST_AUTO_TEST_CASE(check_llama_server_reads_the_gguf_it_is_given) {
+  TempDir t;
+  GgufWriter w;
+  llama8b_metadata(w);
+  const u64 sum = llama8b_tensors(w);
+  const fs::path f = t.path / "Meta-Llama-3.1-8B-Q4_K_M.gguf";
+  w.write(f);
+  CheckOptions o;
+  o.gpu = "RTX4090";
+  auto r = check_deployment(parse_launch_command(split_command_line("llama-server -m " + f.string() + " -c 8192 -np 4")), o);
+  BOOST_TEST(r.starts);
+  BOOST_TEST(r.weights_bytes_per_gpu == sum);  // the tensor infos, not a bf16 estimate
+  BOOST_TEST(r.context == 2048u);
+  // check --weights: the user's figure replaces the count.
+  o.weight_bytes = 30'000'000'000u;
+  auto big = check_deployment(parse_launch_command(split_command_line("llama-server -m " + f.string() + " -c 8192")), o);
+  BOOST_TEST(big.weights_bytes_per_gpu == 30'000'000'000u);
+  BOOST_TEST(!big.passed);  // 30 GB of weights on a 24 GB card
+}
+
+// Cross-check against an independent reader, the npm package @huggingface/gguf (0.4.6), through
+// tests/gguf/crosscheck.mjs: every metadata value and tensor info must agree. Runs when
+// KVPLAN_GGUF_NODE_MODULES names a node_modules folder holding the package (`npm install
+// @huggingface/gguf` there) and `node` is on PATH; otherwise it says so and checks nothing.
+BOOST_AUTO_TEST_CASE(gguf_matches_huggingface_gguf_reader) {
+  const char* mods = std::getenv("KVPLAN_GGUF_NODE_MODULES");
+  if (!mods || std::system("node --version > /dev/null 2>&1") != 0) {
+    BOOST_TEST_MESSAGE("skipped: set KVPLAN_GGUF_NODE_MODULES and put node on PATH to cross-check with @huggingface/gguf");
+    return;
+  }
+  TempDir t;
+  GgufWriter w;
+  llama8b_metadata(w);
+  w.u32_array("llama.attention.head_count_kv_per_layer_probe", {8, 8, 8});
+  w.boolean("llama.probe_bool", true);
+  llama8b_tensors(w);
+  const fs::path f = t.path / "x.gguf";
+  w.write(f);
+  const fs::path out = t.path / "x.json";
+  const std::string cmd = "node " + test::source_path("tests/gguf/crosscheck.mjs") + " " + f.string() + " > " + out.string();
+  BOOST_REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(out);
+  const auto theirs = nlohmann::json::parse(in);
+  const auto mine = read_gguf_header(f);
+  u64 compared = 0;
+  for (const auto& [k, v] : mine.metadata.items()) {
+    BOOST_TEST_CONTEXT(k) {
+      BOOST_REQUIRE(theirs["metadata"].contains(k));
+      const auto& o = theirs["metadata"][k];
+      if (v.is_object()) BOOST_TEST(o["length"] == v["length"]);
+      else if (v.is_number_float()) BOOST_TEST(o.get<double>() == v.get<double>());
+      else BOOST_TEST(o == v);
+      ++compared;
+    }
+  }
+  BOOST_TEST(compared == theirs["metadata"].size() - 3);  // theirs adds version, tensor_count, kv_count
+  BOOST_REQUIRE(theirs["tensors"].size() == mine.tensors.size());
+  for (std::size_t i = 0; i < mine.tensors.size(); ++i) {
+    const auto& a = mine.tensors[i];
+    const auto& b = theirs["tensors"][i];
+    BOOST_TEST(b["name"] == a.name);
+    BOOST_TEST(b["type"].get<std::uint32_t>() == a.type);
+    BOOST_TEST(b["dims"].get<std::vector<u64>>() == a.dims, boost::test_tools::per_element());
+    BOOST_TEST(b["offset"].get<u64>() == a.offset);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gguf_hostile_headers) {
+  auto parse = [](const std::string& bytes) {
+    std::istringstream in(bytes);
+    return read_gguf_header(in, bytes.size(), "bad.gguf");
+  };
+  auto le = [](u64 v, int n) {
+    std::string s(static_cast<std::size_t>(n), '\0');
+    std::memcpy(s.data(), &v, static_cast<std::size_t>(n));
+    return s;
+  };
+  const std::string head3 = "GGUF" + le(3, 4);
+  BOOST_CHECK_EXCEPTION(parse("GGML" + le(3, 4)), FormatError, HasMessage({"bad.gguf: GGUF header at byte 4", "wrong magic"}));
+  BOOST_CHECK_EXCEPTION(parse("GGUF" + le(1, 4)), FormatError, HasMessage({"version 1"}));
+  BOOST_CHECK_EXCEPTION(parse("GGUF" + le(3ull << 24, 4)), FormatError, HasMessage({"big-endian"}));
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8)), FormatError, HasMessage({"truncated"}));
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(1ull << 40, 8) + le(0, 8)), FormatError, HasMessage({"tensor count", "limit"}));
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8) + le(1ull << 40, 8)), FormatError, HasMessage({"metadata count", "limit"}));
+  // A key whose length claims 2^60 bytes.
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8) + le(1, 8) + le(1ull << 60, 8)), FormatError,
+                        HasMessage({"key length", "limit"}));
+  // A string value that runs past the end.
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8) + le(1, 8) + le(1, 8) + "k" + le(8, 4) + le(1000, 8) + "abc"),
+                        FormatError, HasMessage({"truncated"}));
+  // An array of arrays.
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8) + le(1, 8) + le(1, 8) + "k" + le(9, 4) + le(9, 4) + le(1, 8)),
+                        FormatError, HasMessage({"nested arrays"}));
+  // An array claiming 2^40 elements.
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8) + le(1, 8) + le(1, 8) + "k" + le(9, 4) + le(4, 4) + le(1ull << 40, 8)),
+                        FormatError, HasMessage({"array length", "limit"}));
+  // An unknown value type, and an unknown tensor type.
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(0, 8) + le(1, 8) + le(1, 8) + "k" + le(77, 4)), FormatError,
+                        HasMessage({"unknown value type 77"}));
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(1, 8) + le(0, 8) + le(1, 8) + "t" + le(1, 4) + le(32, 8) + le(4, 4) + le(0, 8)),
+                        FormatError, HasMessage({"unknown ggml type 4"}));
+  // Tensor data past the end of the file (a truncated download).
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(1, 8) + le(0, 8) + le(1, 8) + "t" + le(1, 4) + le(32, 8) + le(0, 4) + le(0, 8)),
+                        FormatError, HasMessage({"tensor \"t\"", "past the file"}));
+  // Five dims.
+  BOOST_CHECK_EXCEPTION(parse(head3 + le(1, 8) + le(0, 8) + le(1, 8) + "t" + le(5, 4)), FormatError,
+                        HasMessage({"5 dims"}));
+}
+
+BOOST_AUTO_TEST_CASE(gguf_unknown_architecture_names_it) {
+  TempDir t;
+  GgufWriter w;
+  w.str("general.architecture", "rwkv7");
+  w.u32("rwkv7.block_count", 2);
+  w.write(t.path / "x.gguf");
+  BOOST_CHECK_EXCEPTION(load_model((t.path / "x.gguf").string()), UnsupportedArchitecture,
+                        HasMessage({"general.architecture", "rwkv7"}));
+}
+
+// The llama.cpp oracle families: GGUF metadata as convert_hf_to_gguf.py writes it for each config
+// (key names from llama.cpp's llama-arch.cpp; MLA's key_length_mla for absorbed-MLA files; the
+// SSM keys of Mamba and Qwen3-Next as the converter maps them), then the same llama.cpp profile
+// from the GGUF file as from config.json.
+namespace {
+struct FamilyCase {
+  std::string id, arch;
+  std::function<void(GgufWriter&, const nlohmann::json&)> extra;
+};
+fs::path family_gguf(const fs::path& dir, const FamilyCase& fc, const nlohmann::json& cfg0) {
+  const nlohmann::json& c = cfg0.contains("text_config") ? cfg0["text_config"] : cfg0;
+  GgufWriter w;
+  const std::string a = fc.arch;
+  w.str("general.architecture", a);
+  w.u32(a + ".block_count", c["num_hidden_layers"].get<std::uint32_t>());
+  w.u32(a + ".embedding_length", c["hidden_size"].get<std::uint32_t>());
+  if (c.contains("max_position_embeddings")) w.u32(a + ".context_length", c["max_position_embeddings"].get<std::uint32_t>());
+  if (c.contains("num_attention_heads")) w.u32(a + ".attention.head_count", c["num_attention_heads"].get<std::uint32_t>());
+  if (c.contains("num_key_value_heads")) w.u32(a + ".attention.head_count_kv", c["num_key_value_heads"].get<std::uint32_t>());
+  if (c.contains("head_dim") && c["head_dim"].is_number()) {
+    w.u32(a + ".attention.key_length", c["head_dim"].get<std::uint32_t>());
+    w.u32(a + ".attention.value_length", c["head_dim"].get<std::uint32_t>());
+  }
+  w.u32(a + ".vocab_size", c["vocab_size"].get<std::uint32_t>());
+  if (c.contains("num_experts") || c.contains("num_local_experts")) {
+    w.u32(a + ".expert_count", (c.contains("num_experts") ? c["num_experts"] : c["num_local_experts"]).get<std::uint32_t>());
+    w.u32(a + ".expert_used_count", c["num_experts_per_tok"].get<std::uint32_t>());
+  }
+  if (fc.extra) fc.extra(w, c);
+  w.tensor("token_embd.weight", {c["hidden_size"].get<u64>(), c["vocab_size"].get<u64>()}, 8,
+           c["vocab_size"].get<u64>() * c["hidden_size"].get<u64>() / 32 * 34);
+  const fs::path p = dir / (a + ".gguf");
+  w.write(p);
+  return p;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(gguf_oracle_families_match_config_json) {
+  TempDir t;
+  const std::vector<FamilyCase> cases = {
+      {"meta-llama/Llama-3.1-8B", "llama", nullptr},
+      {"Qwen/Qwen3-8B", "qwen3", nullptr},
+      {"Qwen/Qwen3-30B-A3B", "qwen3moe", nullptr},
+      {"Qwen/Qwen2.5-7B-Instruct", "qwen2", nullptr},
+      {"google/gemma-2-9b", "gemma2",
+       [](GgufWriter& w, const nlohmann::json& c) { w.u32("gemma2.attention.sliding_window", c["sliding_window"].get<std::uint32_t>()); }},
+      {"google/gemma-3-1b-it", "gemma3",
+       [](GgufWriter& w, const nlohmann::json& c) { w.u32("gemma3.attention.sliding_window", c["sliding_window"].get<std::uint32_t>()); }},
+      {"tests/data/engine_cases/gpt-oss-120b-like.json", "gpt-oss",
+       [](GgufWriter& w, const nlohmann::json& c) { w.u32("gpt-oss.attention.sliding_window", c["sliding_window"].get<std::uint32_t>()); }},
+      {"deepseek-ai/DeepSeek-V3", "deepseek2",
+       [](GgufWriter& w, const nlohmann::json& c) {
+         w.u32("deepseek2.attention.kv_lora_rank", c["kv_lora_rank"].get<std::uint32_t>());
+         w.u32("deepseek2.attention.q_lora_rank", c["q_lora_rank"].get<std::uint32_t>());
+         w.u32("deepseek2.rope.dimension_count", c["qk_rope_head_dim"].get<std::uint32_t>());
+         // Absorbed MLA: key_length = kv_lora_rank + rope, value_length = kv_lora_rank.
+         w.u32("deepseek2.attention.key_length", 512 + 64);
+         w.u32("deepseek2.attention.value_length", 512);
+         w.u32("deepseek2.attention.key_length_mla", 128 + 64);
+         w.u32("deepseek2.attention.value_length_mla", 128);
+         w.u32("deepseek2.expert_shared_count", 1);
+         w.u32("deepseek2.leading_dense_block_count", 3);
+       }},
+      {"ArthurZ/mamba-2.8b", "mamba",
+       [](GgufWriter& w, const nlohmann::json& c) {
+         w.u32("mamba.ssm.conv_kernel", c["conv_kernel"].get<std::uint32_t>());
+         w.u32("mamba.ssm.inner_size", c["expand"].get<std::uint32_t>() * c["hidden_size"].get<std::uint32_t>());
+         w.u32("mamba.ssm.state_size", c["state_size"].get<std::uint32_t>());
+         w.u32("mamba.ssm.time_step_rank", c["time_step_rank"].get<std::uint32_t>());
+       }},
+      {"Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3next",
+       [](GgufWriter& w, const nlohmann::json& c) {
+         w.u32("qwen3next.ssm.conv_kernel", c["linear_conv_kernel_dim"].get<std::uint32_t>());
+         w.u32("qwen3next.ssm.state_size", c["linear_key_head_dim"].get<std::uint32_t>());
+         w.u32("qwen3next.ssm.group_count", c["linear_num_key_heads"].get<std::uint32_t>());
+         w.u32("qwen3next.ssm.time_step_rank", c["linear_num_value_heads"].get<std::uint32_t>());
+         w.u32("qwen3next.ssm.inner_size",
+               c["linear_value_head_dim"].get<std::uint32_t>() * c["linear_num_value_heads"].get<std::uint32_t>());
+         w.u32("qwen3next.full_attention_interval", c["full_attention_interval"].get<std::uint32_t>());
+       }},
+  };
+  for (const auto& fc : cases) {
+    BOOST_TEST_CONTEXT(fc.id) {
+      const bool file = fc.id.find(".json") != std::string::npos;
+      const auto ref = load_model(file ? test::source_path(fc.id) : fc.id);
+      const auto cfg = file ? test::read_json(fc.id) : nlohmann::json::parse(bundled_json(fc.id));
+      const auto m = load_model(family_gguf(t.path, fc, cfg).string());
+      BOOST_TEST(m.num_layers() == ref.num_layers());
+      for (std::size_t i = 0; i < m.num_layers() && i < ref.num_layers(); ++i)
+        BOOST_TEST(kind_name(m.layers[i].cache) == kind_name(ref.layers[i].cache));
+      for (u64 ctx : {4096u, 32768u}) {
+        auto a = llamacpp_profile(m, llama_ctx(ctx)), b = llamacpp_profile(ref, llama_ctx(ctx));
+        BOOST_TEST(a.kv_bytes == b.kv_bytes);
+        BOOST_TEST(a.state_bytes == b.state_bytes);
+        BOOST_TEST(a.cells == b.cells);
+      }
+    }
+  }
+}
+
+// ---- quantization_config alone (no headers) -----------------------------------------------
+// Llama-3.1-8B: per layer q,o 4096x4096; k,v 1024x4096; gate,up 14336x4096; down 4096x14336 =
+// 218,103,808 quantisable values (x 32 layers = 6,979,321,856); the embedding table and head
+// (2 x 128,256 x 4,096) and the 266,240 norm values stay bf16 (2,101,878,784 B).
+
+namespace {
+constexpr u64 kLinear = 6'979'321'856, kRestBf16 = 2'101'878'784;
+ModelSpec llama8b_with(const nlohmann::json& qc, const char* key = "quantization_config") {
+  auto cfg = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.1-8B"));
+  cfg[key] = qc;
+  return load_model_from_json(cfg.dump(), "config.json");
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(awq_int4_g128) {
+  // AutoAWQ GEMM: 4 bits per value; per 128 values an fp16 scale and a 4-bit zero (20 bits).
+  auto w = weight_bytes(llama8b_with({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128},
+                                      {"zero_point", true}, {"version", "gemm"}}));
+  BOOST_TEST(w.total == kLinear / 2 + kLinear / 128 * 20 / 8 + kRestBf16);  // 5,727,854,592
+  BOOST_TEST(w.total == 5'727'854'592u);
+  BOOST_TEST(w.scheme == "awq int4 g128 + bf16");
+  BOOST_TEST(w.source == "config rule");
+}
+
+BOOST_AUTO_TEST_CASE(gptq_int4_g128_desc_act) {
+  // As AWQ plus g_idx: one int32 per input column of each matrix (6 x 4,096 + 14,336 per layer).
+  auto w = weight_bytes(llama8b_with({{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}, {"desc_act", true}}));
+  BOOST_TEST(w.total == 5'727'854'592u + 32u * (6 * 4096 + 14336) * 4);
+  BOOST_TEST(w.scheme == "gptq int4 g128 desc_act + bf16");
+}
+
+BOOST_AUTO_TEST_CASE(compressed_tensors_w8a8_and_nvfp4) {
+  // W8A8 int8 per-channel: one byte per value + a bf16 scale per output row (43,008 rows a layer).
+  nlohmann::json w8a8 = {{"quant_method", "compressed-tensors"},
+                         {"format", "int-quantized"},
+                         {"ignore", {"lm_head"}},
+                         {"config_groups",
+                          {{"group_0",
+                            {{"targets", {"Linear"}},
+                             {"weights", {{"num_bits", 8}, {"type", "int"}, {"strategy", "channel"}, {"symmetric", true}}},
+                             {"input_activations", {{"num_bits", 8}, {"type", "int"}, {"dynamic", true}}}}}}}};
+  BOOST_TEST(weight_bytes(llama8b_with(w8a8)).total == kLinear + 32u * 43008 * 2 + kRestBf16);
+  // NVFP4: 4 bits + an fp8 scale per 16 values + fp32 weight_global_scale and input_global_scale
+  // (dynamic "local" activations keep a global scale) per matrix.
+  nlohmann::json nvfp4 = {{"quant_method", "compressed-tensors"},
+                          {"format", "nvfp4-pack-quantized"},
+                          {"config_groups",
+                           {{"group_0",
+                             {{"weights", {{"num_bits", 4}, {"type", "float"}, {"strategy", "tensor_group"}, {"group_size", 16}}},
+                              {"input_activations", {{"num_bits", 4}, {"type", "float"}, {"dynamic", "local"}}}}}}}};
+  BOOST_TEST(weight_bytes(llama8b_with(nvfp4)).total == kLinear / 2 + kLinear / 16 + 32u * 7 * 8 + kRestBf16);
+}
+
+BOOST_AUTO_TEST_CASE(bitsandbytes_and_modelopt_and_fp8_per_tensor) {
+  // LLM.int8: int8 values + an fp32 SCB per output row.
+  auto i8 = weight_bytes(llama8b_with({{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}));
+  BOOST_TEST(i8.total == kLinear + 32u * 43008 * 4 + kRestBf16);
+  // modelopt NVFP4: 4 bits + fp8 scale per 16 + weight_scale_2 and input_scale (fp32) per matrix.
+  auto nv = weight_bytes(llama8b_with({{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}, {"group_size", 16},
+                                       {"exclude_modules", {"lm_head"}}}));
+  BOOST_TEST(nv.total == kLinear / 2 + kLinear / 16 + 32u * 7 * 8 + kRestBf16);  // 6,027,749,120
+  BOOST_TEST(nv.total == 6'027'749'120u);
+  // fp8 with weight_block_size null: one fp32 scale per matrix.
+  auto f8 = weight_bytes(llama8b_with({{"quant_method", "fp8"}, {"weight_block_size", nullptr}}));
+  BOOST_TEST(f8.total == kLinear + 32u * 7 * 4 + kRestBf16);
+}
+
+BOOST_AUTO_TEST_CASE(mlx_quantises_embeddings_too) {
+  // mlx-lm 4-bit g64: 4 bits + a bf16 scale and bias per 64 values, embeddings and head included.
+  auto w = weight_bytes(llama8b_with({{"group_size", 64}, {"bits", 4}}, "quantization"));
+  const u64 quantised = kLinear + 2u * 128256 * 4096;
+  BOOST_TEST(w.total == quantised / 2 + quantised / 64 * 4 + 266240u * 2);  // 4,517,404,672
+  BOOST_TEST(w.scheme == "mlx int4 g64 + bf16");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_quant_method_is_an_error) {
+  BOOST_CHECK_EXCEPTION(llama8b_with({{"quant_method", "aqlm"}}), UnsupportedArchitecture,
+                        HasMessage({"/quantization_config/quant_method", "\"aqlm\"", "not priced"}));
+  BOOST_CHECK_EXCEPTION(llama8b_with({{"quant_method", "gptq"}, {"bits", "four"}}), ConfigError,
+                        HasMessage({"/quantization_config/bits"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
