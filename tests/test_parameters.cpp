@@ -302,9 +302,10 @@ BOOST_AUTO_TEST_CASE(mamba2_mixer) {
 BOOST_AUTO_TEST_CASE(gemma4_kv_shared_layers_drop_k_and_v) {
   // 4 layers (sliding, full, sliding, full), h 32, 2 q heads / 1 KV head of 16, MLP 64; the last
   // two layers reuse earlier KV: they keep q_proj, q_norm, o_proj and (use_double_wide_mlp) an
-  // MLP of 128. Gemma norms: 4 per layer. Tied 50 x 32 embedding.
+  // MLP of 128. Gemma norms: 4 per layer. Tied 50 x 32 embedding. global_head_dim is given (its
+  // transformers default is 512) so that full layers keep head_dim 16 too.
   const std::string cfg = R"({"model_type": "gemma4_text", "hidden_size": 32, "num_attention_heads": 2,
-      "num_key_value_heads": 1, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 64,
+      "num_key_value_heads": 1, "head_dim": 16, "global_head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 64,
       "vocab_size": 50, "sliding_window": 8, "num_kv_shared_layers": 2, "use_double_wide_mlp": true,
       "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
       "tie_word_embeddings": true, "torch_dtype": "bfloat16"})";

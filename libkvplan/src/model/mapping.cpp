@@ -36,7 +36,6 @@ std::uint64_t kv_heads(const LoadCtx& x, std::uint64_t heads) {
   return kv;
 }
 
-namespace {
 std::uint64_t head_dim(const ConfigView& c, std::uint64_t hidden, std::uint64_t heads) {
   if (auto hd = c.uint_any({"head_dim", "attention_head_dim", "kv_channels"})) return *hd;
   if (hidden % heads != 0)
@@ -47,6 +46,7 @@ std::uint64_t head_dim(const ConfigView& c, std::uint64_t hidden, std::uint64_t 
   return hidden / heads;
 }
 
+namespace {
 Slot parse_layer_type(const LoadCtx& x, const std::string& key, std::size_t i, const std::string& t) {
   static const std::map<std::string, Slot> kTypes = {
       {"full_attention", Slot::full},     {"attention", Slot::full},          {"global", Slot::full},

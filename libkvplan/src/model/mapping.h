@@ -35,6 +35,8 @@ std::uint64_t attention_heads(const ConfigView& c);
 // The KV head count: the family's rule, else num_key_value_heads (default: the head count);
 // checked to divide the head count.
 std::uint64_t kv_heads(const LoadCtx& x, std::uint64_t heads);
+// head_dim (attention_head_dim, kv_channels), else hidden / heads (which must divide).
+std::uint64_t head_dim(const ConfigView& c, std::uint64_t hidden, std::uint64_t heads);
 // Attention shape shared by every attention layer (also sets dims.q_head_dim).
 build::AttnDims attention_shape(const LoadCtx& x);
 

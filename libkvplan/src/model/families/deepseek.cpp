@@ -1,5 +1,8 @@
-// DeepSeek-V2/V3/V3.2 and Kimi K2: multi-head latent attention (one latent + rope key per token;
-// V3.2 adds the sparse-attention indexer key), MoE with shared experts, MTP modules.
+// DeepSeek-V2/V3/V3.2, Kimi K2 and GLM-5.x (glm_moe_dsa): multi-head latent attention (one latent
+// + rope key per token; V3.2 and GLM-5 add the sparse-attention indexer key), MoE with shared
+// experts, MTP modules.
+#include <algorithm>
+
 #include "kvplan/checked.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
@@ -34,11 +37,56 @@ void map_mla_layers(const LoadCtx& x, bool indexer) {
 void map_mla(const LoadCtx& x) { map_mla_layers(x, false); }
 void map_mla_indexed(const LoadCtx& x) { map_mla_layers(x, true); }
 
-void mla_attention(const ParamCtx& x, const std::string& p) {
+// GLM-5.x (transformers glm_moe_dsa): DeepSeek-V3.2 MLA + DSA indexer, except that a layer whose
+// indexer_types entry is "shared" builds no indexer (GlmMoeDsaAttention.__init__) and reuses the
+// previous full layer's top-k, so it caches no indexer key. Without indexer_types the list comes
+// from index_topk_pattern, else index_topk_freq (default 1: all full) and index_skip_topk_offset
+// (default 2), as GlmMoeDsaConfig.__post_init__ derives it.
+void map_glm_moe_dsa(const LoadCtx& x) {
+  const auto& c = x.cfg;
+  map_mla(x);
+  const std::size_t n = x.m.layers.size();
+  std::vector<std::string> types;
+  std::string key = "indexer_types";
+  if (auto t = c.string_list("indexer_types")) {
+    types = *t;
+  } else if (c.has("index_topk_pattern")) {
+    key = "index_topk_pattern";
+    if (c.text()["index_topk_pattern"].is_string()) {
+      const std::string pattern = *c.string(key);  // "FSS...": F full, S shared
+      for (char ch : pattern) types.push_back(ch == 'F' ? "full" : ch == 'S' ? "shared" : std::string(1, ch));
+    } else {
+      types = *c.string_list(key);
+    }
+  } else {
+    const u64 freq = std::max<u64>(c.uint("index_topk_freq", true).value_or(1), 1);
+    const u64 offset = c.uint("index_skip_topk_offset", true).value_or(2);
+    for (u64 i = 0; i < n; ++i) {
+      const u64 d = i + 1 > offset ? i + 1 - offset : 0;
+      types.push_back(d % freq == 0 ? "full" : "shared");
+    }
+  }
+  if (types.size() != n)
+    c.fail_at(c.pointer(key), "one entry per layer (" + std::to_string(n) + ")", std::to_string(types.size()) + " entries");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string at = slot_pointer(x, key, i);
+    if (types[i] == "shared") {
+      if (i == 0) c.fail_at(at, "\"full\" (a shared layer reuses the top-k of an earlier full layer)", "\"shared\"");
+      if (const auto mla = build::mla_dims(x.m.layers[i].cache))
+        x.m.layers[i].cache = build::mla(mla->kv_lora_rank, mla->rope_dim, 0);
+    } else if (types[i] != "full") {
+      c.fail_at(at, "\"full\" or \"shared\"", "\"" + types[i] + "\"");
+    }
+  }
+}
+
+// `layer`: whose indexer decides the weights (GLM-5.x "shared" layers have none); an MTP layer
+// (past the config's layers) is shaped like layer 0.
+void mla_attention(const ParamCtx& x, const std::string& p, std::size_t layer) {
   const auto& d = x.m.dims;
   const u64 h = x.h(), heads = x.heads();
   const bool bias = x.c.boolean("attention_bias").value_or(false);
-  const auto mla = build::mla_dims(x.cache(0));
+  const auto mla = build::mla_dims(x.cache(layer < x.n() ? layer : 0));
   const u64 q_dim = checked_mul(heads, d.q_head_dim);
   if (d.mla_q_lora_rank) {
     x.inv.linear(C::attention, p + "q_a_proj", d.mla_q_lora_rank, h, bias);
@@ -72,7 +120,7 @@ void mla_attention(const ParamCtx& x, const std::string& p) {
 void deepseek_layer(const ParamCtx& x, u64 i, const std::string& p) {
   const auto& c = x.c;
   const u64 h = x.h();
-  mla_attention(x, p + "self_attn.");
+  mla_attention(x, p + "self_attn.", i);
   const u64 e = x.m.dims.num_experts;
   const u64 first_dense = c.uint("first_k_dense_replace", true).value_or(0);
   const u64 freq = c.uint("moe_layer_freq").value_or(1);
@@ -126,6 +174,10 @@ std::vector<Family> deepseek() {
           Family{.name = "deepseek_v32",
                  .model_types = {"deepseek_v32"},
                  .map_layers = map_mla_indexed,
+                 .count_params = count_deepseek},
+          Family{.name = "glm_moe_dsa",
+                 .model_types = {"glm_moe_dsa"},
+                 .map_layers = map_glm_moe_dsa,
                  .count_params = count_deepseek}};
 }
 

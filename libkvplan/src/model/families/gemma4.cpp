@@ -13,7 +13,9 @@ using u64 = std::uint64_t;
 using C = WeightComponent;
 using K = WeightKind;
 
-// Full (global) layers have their own KV head count and head dim.
+// Sliding layers use head_dim and num_key_value_heads; full (global) layers take global_head_dim
+// (default 512) and, only when attention_k_eq_v, num_global_key_value_heads
+// (transformers Gemma4TextConfig.__post_init__, which also forces the last layer to full).
 void map_gemma4(const LoadCtx& x) {
   const auto& c = x.cfg;
   const std::string& mt = c.model_type();
@@ -21,16 +23,31 @@ void map_gemma4(const LoadCtx& x) {
   const build::AttnDims a = attention_shape(x);
   std::vector<Slot> slots = layer_types_field(x, n);
   if (slots.empty()) {
-    if (!x.assumed("dense"))
-      throw UnsupportedArchitecture::model_type(c.source(), mt, "no mapping; pass --assume dense if it is plain attention");
-    slots = plain_attention_slots(x, n);
+    // Gemma4TextConfig: without layer_types, every 6th layer full (5 sliding : 1 full).
+    slots = pattern_slots(n, 6);
+    x.note(mt + ": layer_types not set; transformers' default (5 sliding : 1 full) used");
+  }
+  if (!slots.empty() && slots.back() != Slot::full) {
+    slots.back() = Slot::full;
+    x.note(mt + ": the last layer is full attention (transformers forces it)");
   }
   u64 window = 0;
-  if (std::count(slots.begin(), slots.end(), Slot::sliding) > 0) window = require_window(x);
+  if (std::count(slots.begin(), slots.end(), Slot::sliding) > 0) {
+    window = require_window(x);
+    if (c.string("use_bidirectional_attention").value_or("") == "all") {
+      window = window / 2 + 1;  // Gemma4TextConfig: exclusive bounds for bidirectional attention
+      x.note(mt + ": use_bidirectional_attention \"all\": sliding window read as sliding_window // 2 + 1");
+    }
+  }
   build::AttnDims g = a;
-  g.kv = c.uint("num_global_key_value_heads").value_or(a.kv);
-  g.k_dim = g.v_dim = c.uint("global_head_dim").value_or(a.k_dim);
-  if (c.boolean("attention_k_eq_v").value_or(false))
+  const bool k_eq_v = c.boolean("attention_k_eq_v").value_or(false);
+  if (k_eq_v) g.kv = c.uint("num_global_key_value_heads").value_or(a.kv);
+  if (!c.has("global_head_dim")) x.note(mt + ": global_head_dim not set; transformers' default 512 used for full layers");
+  g.k_dim = g.v_dim = c.uint("global_head_dim").value_or(512);
+  if (g.kv == 0 || attention_heads(c) % g.kv != 0)
+    c.fail_at(c.pointer("num_global_key_value_heads"), "a KV head count that divides num_attention_heads",
+              std::to_string(g.kv));
+  if (k_eq_v)
     x.note(mt + ": attention_k_eq_v: global layers compute V from the K projection; kvplan counts K and V "
                 "as separate cache tensors, as the engines store them");
   for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -107,7 +124,8 @@ std::vector<Family> gemma4() {
                  .model_types = {"gemma4", "gemma4_text"},
                  .map_layers = map_gemma4,
                  .count_params = count_gemma4,
-                 .tie_word_embeddings = true}};
+                 .tie_word_embeddings = true,
+                 .sliding_window_default = 512}};
 }
 
 }  // namespace kvplan::detail::families

@@ -1,5 +1,6 @@
-// Qwen2 / Qwen2-MoE / Qwen3 / Qwen3-MoE: sliding only when use_sliding_window, and only for
-// layers >= max_window_layers (transformers Qwen2Config), unless layer_types says otherwise.
+// Qwen2 / Qwen2-MoE / Qwen3 / Qwen3-MoE, and MiMo (a Qwen2 with MTP layers): sliding only when
+// use_sliding_window, and only for layers >= max_window_layers (transformers Qwen2Config), unless
+// layer_types says otherwise.
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -22,6 +23,14 @@ void map_qwen(const LoadCtx& x) {
   add_attention_layers(x, slots, a);
 }
 
+// MiMo (vLLM mimo.py MiMoForCausalLM: a Qwen2 model): q/k/v biases; the MTP layers
+// (num_nextn_predict_layers) are a separate draft model and hold no weights of the main model.
+void count_mimo(const ParamCtx& x) {
+  llama_like(x, {.qkv_bias_only = true});
+  if (auto mtp = x.c.uint("num_nextn_predict_layers", true); mtp && *mtp)
+    x.note("mimo: the " + std::to_string(*mtp) + " MTP layer(s) are a separate draft model; not counted");
+}
+
 }  // namespace
 
 std::vector<Family> qwen2() {
@@ -37,7 +46,8 @@ std::vector<Family> qwen2() {
           Family{.name = "qwen3",
                  .model_types = {"qwen3", "qwen3_moe"},
                  .map_layers = map_qwen,
-                 .count_params = [](const ParamCtx& x) { llama_like(x, {.qk_norm = true}); }}};
+                 .count_params = [](const ParamCtx& x) { llama_like(x, {.qk_norm = true}); }},
+          Family{.name = "mimo", .model_types = {"mimo"}, .map_layers = map_qwen, .count_params = count_mimo}};
 }
 
 }  // namespace kvplan::detail::families

@@ -1,4 +1,5 @@
-// Families kvplan recognises but cannot map yet: a precise refusal instead of "unknown model_type".
+// Families kvplan recognises but cannot map yet: a precise refusal instead of "unknown model_type",
+// naming the field whose layer kind kvplan lacks and why.
 #include "kvplan/error.h"
 #include "model/mapping.h"
 
@@ -11,12 +12,45 @@ namespace {
       "its layers run attention and Mamba side by side (or share attention blocks), which kvplan does not map yet");
 }
 
+// Llama-3.2-Vision (transformers mllama): cross-attention layers attend to the image tokens.
+[[noreturn]] void refuse_cross_attention(const LoadCtx& x) {
+  throw UnsupportedArchitecture::field(
+      x.cfg.source(), x.cfg.model_type(), x.cfg.pointer("cross_attention_layers"),
+      "cross-attention layers (Llama-3.2-Vision) cache K/V of the image tokens, sized by the number of images and "
+      "tiles, which kvplan has no layer kind or option for");
+}
+
+// DeepSeek-V4: compressed sparse attention.
+[[noreturn]] void refuse_compressed_attention(const LoadCtx& x) {
+  throw UnsupportedArchitecture::field(
+      x.cfg.source(), x.cfg.model_type(), x.cfg.pointer("compress_ratios"),
+      "compressed sparse attention (per-layer KV compressed 4x or 128x beside a sliding window, with its own "
+      "indexer) has no layer kind in kvplan, so its cache cannot be sized exactly");
+}
+
+// MiniMax-M3: block-sparse attention.
+[[noreturn]] void refuse_block_sparse_attention(const LoadCtx& x) {
+  throw UnsupportedArchitecture::field(
+      x.cfg.source(), x.cfg.model_type(), x.cfg.pointer("sparse_attention_config"),
+      "block-sparse attention (sparse_attention_config: top-k key blocks chosen through an index-key cache) has no "
+      "layer kind in kvplan, so its cache cannot be sized exactly");
+}
+
 }  // namespace
 
 std::vector<Family> unmapped() {
   return {Family{.name = "attention + Mamba in one layer",
                  .model_types = {"falcon_h1", "zamba2", "zamba"},
-                 .map_layers = refuse_parallel_mixers}};
+                 .map_layers = refuse_parallel_mixers},
+          Family{.name = "mllama (cross-attention)",
+                 .model_types = {"mllama", "mllama_text_model"},
+                 .map_layers = refuse_cross_attention},
+          Family{.name = "deepseek_v4 (compressed sparse attention)",
+                 .model_types = {"deepseek_v4"},
+                 .map_layers = refuse_compressed_attention},
+          Family{.name = "minimax_m3 (block-sparse attention)",
+                 .model_types = {"minimax_m3"},
+                 .map_layers = refuse_block_sparse_attention}};
 }
 
 }  // namespace kvplan::detail::families

@@ -1,0 +1,283 @@
+// The families added for issue 12, each on its real bundled config: per-layer bytes against a
+// hand derivation from the model's own code (tests/data/families.json, which cites the code),
+// the parameter rule against the published count, and the precise refusals.
+#include <boost/test/data/test_case.hpp>
+
+#include "helpers.h"
+
+namespace bdata = boost::unit_test::data;
+using namespace kvplan;
+using kvplan::test::workload;
+
+namespace {
+const nlohmann::json& family_table() {
+  static const nlohmann::json j = test::read_json("tests/data/families.json");
+  return j;
+}
+std::vector<std::string> family_models() {
+  std::vector<std::string> ids;
+  for (const auto& m : family_table()["models"]) ids.push_back(m["model"].get<std::string>());
+  return ids;
+}
+const nlohmann::json& family_entry(const std::string& id) {
+  for (const auto& m : family_table()["models"])
+    if (m["model"] == id) return m;
+  throw std::runtime_error("no family entry " + id);
+}
+ModelSpec family_patched(const std::string& id, const nlohmann::json& patch) {
+  auto b = find_bundled(id);
+  BOOST_REQUIRE(b);
+  auto j = nlohmann::json::parse(b->json);
+  j.merge_patch(patch);
+  return load_model_from_json(j.dump(), id + " (modified)");
+}
+std::string family_text(const std::string& rel) {
+  std::ifstream in(test::source_path(rel));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+// Published figure within a relative tolerance (the figures are rounded to 2-3 digits).
+// Same kind and the same bytes per layer at 4,096 and 131,072 tokens (bf16).
+void check_same_layers(const ModelSpec& got, const ModelSpec& want) {
+  BOOST_REQUIRE(got.num_layers() == want.num_layers());
+  for (std::uint64_t n : {4096ull, 131072ull}) {
+    const auto a = cache_size(got, workload(n, 1, Dtype::bf16)), b = cache_size(want, workload(n, 1, Dtype::bf16));
+    for (std::size_t i = 0; i < a.layers.size(); ++i) {
+      BOOST_TEST(a.layers[i].kind == b.layers[i].kind, "layer " << i);
+      BOOST_TEST(a.layers[i].bytes == b.layers[i].bytes, "layer " << i << ", " << n << " tokens");
+    }
+  }
+}
+bool near_published(std::uint64_t got, double published, double tolerance) {
+  const double g = static_cast<double>(got);
+  return g >= published * (1 - tolerance) && g <= published * (1 + tolerance);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(families)
+
+BOOST_DATA_TEST_CASE(per_layer_bytes_equal_the_hand_derivation, bdata::make(family_models()), model_id) {
+  const std::string id = model_id;
+  const nlohmann::json& f = family_entry(id);
+  const ModelSpec m = load_model(id);
+  BOOST_TEST_MESSAGE(id << ": params total " << m.params.total << ", active " << m.params.active << ", embedding "
+                        << m.params.embedding << ", lm_head " << m.params.lm_head << ", mtp " << m.params.mtp);
+  for (const auto& note : m.params.notes) BOOST_TEST_MESSAGE("  " << note);
+  // Every layer is in exactly one group of the derivation.
+  std::vector<int> seen(m.num_layers(), 0);
+  for (const auto& g : f["groups"])
+    for (const auto& i : g["layers"]) {
+      BOOST_REQUIRE_LT(i.get<std::size_t>(), m.num_layers());
+      ++seen[i.get<std::size_t>()];
+    }
+  for (std::size_t i = 0; i < seen.size(); ++i) BOOST_TEST(seen[i] == 1, "layer " << i << " in " << seen[i] << " groups");
+  for (const char* dt : {"bf16", "fp8"}) {
+    const Dtype d = std::string(dt) == "bf16" ? Dtype::bf16 : Dtype::fp8_e4m3;
+    for (std::uint64_t n : {1ull, 4096ull, 131072ull}) {
+      const CacheSize s = cache_size(m, workload(n, 1, d));
+      std::uint64_t sum = 0;
+      for (const auto& g : f["groups"]) {
+        const std::uint64_t want = g["bytes"][dt][std::to_string(n)].get<std::uint64_t>();
+        for (const auto& i : g["layers"]) {
+          const auto& l = s.layers.at(i.get<std::size_t>());
+          BOOST_TEST_CONTEXT(id << ", layer " << i << ", " << n << " tokens, " << dt) {
+            BOOST_TEST(l.kind == g["kind"].get<std::string>());
+            BOOST_TEST(l.bytes == want);
+          }
+          sum += want;
+        }
+      }
+      BOOST_TEST(s.total_bytes == sum, id << " total at " << n << " tokens " << dt);
+    }
+  }
+}
+
+// GLM-5.2: the 57 layers whose indexer_types entry is "shared" run no indexer, so they cache only
+// the MLA latent + rope key (512 + 64); the 21 "full" layers add the 128-wide indexer key.
+BOOST_AUTO_TEST_CASE(glm_shared_indexer_layers_hold_no_indexer_key) {
+  const ModelSpec m = load_model("zai-org/GLM-5.2");
+  const auto s = cache_size(m, workload(1000, 1, Dtype::bf16));
+  BOOST_TEST(s.layers[0].bytes == (512u + 64 + 128) * 2 * 1000);  // "full"
+  BOOST_TEST(s.layers[3].bytes == (512u + 64) * 2 * 1000);        // "shared"
+  BOOST_TEST(s.layers[6].bytes == (512u + 64 + 128) * 2 * 1000);  // "full" again
+  // An indexer_types list of the wrong length, or an unknown entry, is an error naming the field.
+  BOOST_CHECK_EXCEPTION(family_patched("zai-org/GLM-5.2", {{"indexer_types", {"full", "shared"}}}), ConfigError,
+                        test::HasMessage({"indexer_types", "78"}));
+  auto bad = nlohmann::json::parse(find_bundled("zai-org/GLM-5.2")->json)["indexer_types"];
+  bad[5] = "sparse";
+  BOOST_CHECK_EXCEPTION(family_patched("zai-org/GLM-5.2", {{"indexer_types", bad}}), ConfigError,
+                        test::HasMessage({"/indexer_types/5", "full", "shared", "\"sparse\""}));
+  // A "shared" first layer has no earlier indexer to reuse (GlmMoeDsaAttention raises).
+  auto first = nlohmann::json::parse(find_bundled("zai-org/GLM-5.2")->json)["indexer_types"];
+  first[0] = "shared";
+  BOOST_CHECK_EXCEPTION(family_patched("zai-org/GLM-5.2", {{"indexer_types", first}}), ConfigError,
+                        test::HasMessage({"/indexer_types/0", "full"}));
+}
+
+// MiMo-V2-Flash: full layers have 4 KV heads, sliding layers 8, both with K 192 and V 128 wide.
+BOOST_AUTO_TEST_CASE(mimo_v2_flash_per_type_heads_and_dims) {
+  const ModelSpec m = load_model("XiaomiMiMo/MiMo-V2-Flash");
+  const auto& full = std::get<FullAttention>(m.layers[0].cache);
+  BOOST_TEST(full.kv_heads == 4u);
+  BOOST_TEST(full.k_head_dim == 192u);
+  BOOST_TEST(full.v_head_dim == 128u);
+  const auto& swa = std::get<SlidingAttention>(m.layers[1].cache);
+  BOOST_TEST(swa.kv_heads == 8u);
+  BOOST_TEST(swa.k_head_dim == 192u);
+  BOOST_TEST(swa.v_head_dim == 128u);
+  BOOST_TEST(swa.window == 128u);
+  BOOST_TEST(m.count_kind("full_attention") == 9u);
+  BOOST_TEST(m.count_kind("sliding_attention") == 39u);
+}
+
+// Llama-3.3-Nemotron-Super-49B: 31 of 80 layers have attention.no_op and hold nothing. Reading
+// every layer as plain attention (what --assume dense did) overstates the cache by 80 / 49.
+BOOST_AUTO_TEST_CASE(decilm_no_op_attention_holds_nothing) {
+  const ModelSpec m = load_model("nvidia/Llama-3_3-Nemotron-Super-49B-v1");
+  BOOST_TEST(m.num_layers() == 80u);
+  BOOST_TEST(m.count_kind("none") == 31u);
+  BOOST_TEST(m.count_kind("full_attention") == 49u);
+  BOOST_TEST(cache_size(m, workload(1, 1, Dtype::bf16)).bytes_per_token == 49u * 2 * 8 * 128 * 2);
+  // replace_with_linear attention has no rule: refused, naming the block.
+  auto j = nlohmann::json::parse(find_bundled("nvidia/Llama-3_3-Nemotron-Super-49B-v1")->json);
+  j["block_configs"][6]["attention"]["no_op"] = false;
+  j["block_configs"][6]["attention"]["replace_with_linear"] = true;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(j.dump(), "decilm.json"), UnsupportedArchitecture,
+                        test::HasMessage({"/block_configs/6/attention", "replace_with_linear"}));
+}
+
+// Gemma 4 as transformers reads it (Gemma4TextConfig.__post_init__): full layers take
+// global_head_dim (default 512) and, only with attention_k_eq_v, num_global_key_value_heads.
+BOOST_AUTO_TEST_CASE(gemma4_global_layer_defaults) {
+  const std::string id = "google/gemma-4-26B-A4B";
+  auto full_of = [](const ModelSpec& m) {
+    for (const auto& l : m.layers)
+      if (const auto* f = std::get_if<FullAttention>(&l.cache)) return *f;
+    BOOST_FAIL("no full-attention layer");
+    return FullAttention{};
+  };
+  // The real config: k_eq_v true, 2 global KV heads of 512.
+  auto real = full_of(load_model(id));
+  BOOST_TEST(real.kv_heads == 2u);
+  BOOST_TEST(real.k_head_dim == 512u);
+  // global_head_dim omitted: 512, not head_dim (256).
+  auto no_dim = full_of(family_patched(id, {{"text_config", {{"global_head_dim", nullptr}}}}));
+  BOOST_TEST(no_dim.k_head_dim == 512u);
+  BOOST_TEST(no_dim.v_head_dim == 512u);
+  // attention_k_eq_v false: num_global_key_value_heads does not apply; num_key_value_heads (8) does.
+  auto no_keqv = full_of(family_patched(id, {{"text_config", {{"attention_k_eq_v", false}}}}));
+  BOOST_TEST(no_keqv.kv_heads == 8u);
+  BOOST_TEST(no_keqv.k_head_dim == 512u);
+}
+
+// Vision-language wrappers: the text model's layers; the vision tower holds no KV cache and its
+// weights are counted (Qwen3-VL: 27 blocks + merger + 3 deepstack mergers).
+BOOST_AUTO_TEST_CASE(qwen3_vl_wrappers_map_their_text_model) {
+  const ModelSpec dense = load_model("Qwen/Qwen3-VL-8B-Instruct");
+  BOOST_TEST(dense.num_layers() == 36u);
+  BOOST_TEST(std::get<FullAttention>(dense.layers[0].cache).kv_heads == 8u);
+  const ModelSpec moe = load_model("Qwen/Qwen3-VL-30B-A3B-Instruct");
+  BOOST_TEST(moe.num_layers() == 48u);
+  BOOST_TEST(std::get<FullAttention>(moe.layers[0].cache).kv_heads == 4u);
+}
+
+// Parameter rules against the published counts (cited in model_configs/README.md).
+BOOST_AUTO_TEST_CASE(parameter_counts_match_published_figures) {
+  // Qwen3-VL-8B: text model = Qwen3-8B's 8,190,735,360 + vision tower 576,388,336 = 8.77B
+  // ("9B params" on the Hugging Face safetensors badge).
+  BOOST_TEST(load_model("Qwen/Qwen3-VL-8B-Instruct").params.total == 8'767'123'696ull);
+  // Qwen3-VL-30B-A3B: Qwen3-30B-A3B's 30,532,122,624 + vision 538,631,408 ("31B params").
+  BOOST_TEST(load_model("Qwen/Qwen3-VL-30B-A3B-Instruct").params.total == 31'070'754'032ull);
+  // GLM-5: 744B total, 40B active (GLM-5 technical report, arXiv:2602.15763).
+  const auto glm = load_model("zai-org/GLM-5").params;
+  BOOST_TEST(near_published(glm.total, 744e9, 0.01), glm.total);
+  BOOST_TEST(near_published(glm.active, 40e9, 0.05), glm.active);
+  // MiMo-V2-Flash: 309B total, 15B active (XiaomiMiMo/MiMo-V2-Flash model card).
+  const auto mimo2 = load_model("XiaomiMiMo/MiMo-V2-Flash").params;
+  BOOST_TEST(near_published(mimo2.total, 309e9, 0.01), mimo2.total);
+  BOOST_TEST(near_published(mimo2.active, 15e9, 0.07), mimo2.active);
+  // MiniMax-M2.5 / M2.7: 229B total, 10B active (MiniMax model cards); MiniMax's active figure
+  // leaves out the embedding and the output head (1.23B), as for M1.
+  for (const char* id : {"MiniMaxAI/MiniMax-M2.5", "MiniMaxAI/MiniMax-M2.7"}) {
+    const auto p = load_model(id).params;
+    BOOST_TEST(near_published(p.total, 229e9, 0.01), id << " " << p.total);
+    BOOST_TEST(near_published(p.active - p.embedding - p.lm_head, 10e9, 0.03), id << " " << p.active);
+  }
+  // Laguna-XS.2: no published count was found; the rule (vLLM laguna.py LagunaDecoderLayer, derived
+  // by hand from the config) gives 33,442,617,088 total and 3,017,135,872 active.
+  const auto laguna = load_model("poolside/Laguna-XS.2-FP8").params;
+  BOOST_TEST(laguna.total == 33'442'617'088ull);
+  BOOST_TEST(laguna.active == 3'017'135'872ull);
+  // EXAONE-4.0-1.2B (the bundled file is a quantised re-save with the same architecture fields):
+  // "1.2B" (model card); tied embedding counted once.
+  BOOST_TEST(load_model("leegongman/OmniQuant_EXAONE_v4").params.total == 1'279'391'488ull);
+  // Llama-3.3-Nemotron-Super-49B-v1: 49.9B (model card "49B"; Hugging Face count 49,867,145,216).
+  BOOST_TEST(load_model("nvidia/Llama-3_3-Nemotron-Super-49B-v1").params.total == 49'867'145'216ull);
+}
+
+// Compressed / block-sparse attention without a layer kind: refused, naming the field and why.
+BOOST_AUTO_TEST_CASE(compressed_and_block_sparse_attention_are_refused) {
+  BOOST_CHECK_EXCEPTION(
+      load_model_from_json(family_text("tests/data/unsupported_configs/deepseek-ai__DeepSeek-V4-Flash.json"), "v4.json"),
+      UnsupportedArchitecture, test::HasMessage({"deepseek_v4", "compress_ratios"}));
+  BOOST_CHECK_EXCEPTION(
+      load_model_from_json(family_text("tests/data/unsupported_configs/MiniMaxAI__MiniMax-M3.json"), "m3.json"),
+      UnsupportedArchitecture, test::HasMessage({"minimax_m3", "sparse_attention_config"}));
+}
+
+// Llama-3.2-Vision: the cross-attention layers hold the image tokens' K/V; refused, naming them.
+BOOST_AUTO_TEST_CASE(cross_attention_layers_are_refused) {
+  const std::string cfg = R"({"model_type": "mllama", "text_config": {"model_type": "mllama_text_model",
+      "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "cross_attention_layers": [1]}})";
+  BOOST_CHECK_EXCEPTION(load_model_from_json(cfg, "mllama.json"), UnsupportedArchitecture,
+                        test::HasMessage({"/text_config/cross_attention_layers", "cross-attention", "mllama_text_model"}));
+}
+
+// GLM-5.x written with index_topk_pattern ("F" full, "S" shared) maps exactly as indexer_types.
+BOOST_AUTO_TEST_CASE(glm_index_topk_pattern_string_reads_as_indexer_types) {
+  const std::string id = "zai-org/GLM-5.2";
+  std::string pattern;
+  const auto cfg = nlohmann::json::parse(find_bundled(id)->json);
+  for (const auto& t : cfg["indexer_types"])
+    pattern += t == "full" ? 'F' : 'S';
+  BOOST_TEST(pattern.size() == 78u);
+  const ModelSpec m = family_patched(id, {{"indexer_types", nullptr}, {"index_topk_pattern", pattern}});
+  const ModelSpec want = load_model(id);
+  check_same_layers(m, want);
+  BOOST_TEST(m.count_kind("mla") == 78u);
+  BOOST_TEST(m.params.total == want.params.total);
+}
+
+// Gemma 4 without layer_types: transformers' default (every 6th layer full) is the real
+// 26B-A4B list (full at 5, 11, 17, 23, 29); use_bidirectional_attention "all" halves the window
+// (1024 // 2 + 1 = 513).
+BOOST_AUTO_TEST_CASE(gemma4_default_pattern_and_bidirectional_window) {
+  const std::string id = "google/gemma-4-26B-A4B";
+  const ModelSpec m = family_patched(id, {{"text_config", {{"layer_types", nullptr}}}});
+  BOOST_REQUIRE(m.num_layers() == 30u);
+  check_same_layers(m, load_model(id));
+  BOOST_TEST(m.count_kind("full_attention") == 5u);
+  for (std::size_t i : {5u, 11u, 17u, 23u, 29u}) BOOST_TEST(std::holds_alternative<FullAttention>(m.layers[i].cache));
+  const ModelSpec bidi = family_patched(id, {{"text_config", {{"use_bidirectional_attention", "all"}}}});
+  BOOST_TEST(std::get<SlidingAttention>(bidi.layers[0].cache).window == 513u);
+}
+
+// Laguna's gating may be a string: "per-element" gives g_proj heads x head_dim outputs per layer
+// instead of one per head (vLLM laguna.py), so the count grows by sum(heads) x hidden x (128 - 1).
+BOOST_AUTO_TEST_CASE(laguna_gating_string) {
+  const std::string id = "poolside/Laguna-XS.2-FP8";
+  std::uint64_t heads = 0;
+  const auto cfg = nlohmann::json::parse(find_bundled(id)->json);
+  for (const auto& h : cfg["num_attention_heads_per_layer"])
+    heads += h.get<std::uint64_t>();
+  BOOST_TEST(heads == 2400u);
+  const auto per_head = family_patched(id, {{"gating", "per-head"}}).params;
+  const auto per_element = family_patched(id, {{"gating", "per-element"}}).params;
+  BOOST_TEST(per_head.total == load_model(id).params.total);  // gating true means per-head
+  BOOST_TEST(per_element.total == per_head.total + heads * 2048 * 127);
+  BOOST_TEST(family_patched(id, {{"gating", "per-token"}}).params.total == 0u);  // unknown: no count, noted
+}
+
+BOOST_AUTO_TEST_SUITE_END()
