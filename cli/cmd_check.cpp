@@ -12,7 +12,7 @@ namespace {
 struct CheckCliOptions {
   std::vector<std::string> command;
   std::string file, gpu, model, format = "text";
-  std::uint64_t gpus = 0;
+  std::optional<std::uint64_t> gpus;
   std::optional<std::uint64_t> require_concurrency;
   std::string require_context;
 };
@@ -36,7 +36,8 @@ int run_check(const CheckCliOptions& o) {
   }
   CheckOptions c;
   c.gpu = o.gpu;
-  c.gpus = o.gpus;
+  if (o.gpus && *o.gpus == 0) throw InputError::value("--gpus", "0", "a positive GPU count");
+  c.gpus = o.gpus.value_or(0);
   if (!o.model.empty()) c.model = o.model;
   c.require_concurrency = o.require_concurrency;
   if (o.require_concurrency && *o.require_concurrency == 0)

@@ -264,7 +264,8 @@ namespace {
 std::string scalar_string(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_unsigned() || v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());  // 2^64-1 is not "-1"
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
   if (v.is_number_float()) {
     std::ostringstream os;
     os << v.get<double>();
@@ -629,7 +630,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       if (f.has("--num-gpu-blocks-override")) v.num_gpu_blocks_override = flag_uint(f, "--num-gpu-blocks-override", 0);
       v.blackwell = blackwell;
       v.gpu_memory_bytes = acc.memory_bytes;
-      v.weights_bytes = ceil_div(wb.total, tp * pp);
+      v.weights_bytes = ceil_div(wb.total, checked_mul(tp, pp, "GPU count (tensor x pipeline parallel size)"));
       v.activation_peak_bytes = activation_estimate(m, v.max_num_batched_tokens, tp);
       v.non_torch_bytes = tp > 1 ? 2 * kNonTorchBytes : kNonTorchBytes;
       v.cudagraph_bytes = flag_bool(f, "--enforce-eager") ? 0 : kCudaGraphBytes;
@@ -684,7 +685,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       s.blackwell = blackwell;
       s.gpu_memory_bytes = acc.memory_bytes;
       s.free_before_bytes = acc.memory_bytes > kCudaContextBytes ? acc.memory_bytes - kCudaContextBytes : 0;
-      s.weights_bytes = ceil_div(wb.total, tp * pp);
+      s.weights_bytes = ceil_div(wb.total, checked_mul(tp, pp, "GPU count (tensor x pipeline parallel size)"));
       r.notes.push_back("estimated per GPU: free memory before weights " + format_gib(s.free_before_bytes) +
                         " (total less 0.5 GiB CUDA context), weights " + format_gib(s.weights_bytes) + "");
       SglangResult e = sglang_profile(m, s);
@@ -785,7 +786,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
         if (y.contains("enable_attention_dp") && y["enable_attention_dp"].is_boolean()) t.enable_attention_dp = y["enable_attention_dp"].get<bool>();
       }
       t.gpu_memory_bytes = acc.memory_bytes;
-      const std::uint64_t weights = ceil_div(wb.total, tp * pp);
+      const std::uint64_t weights = ceil_div(wb.total, checked_mul(tp, pp, "GPU count (tensor x pipeline parallel size)"));
       t.peak_bytes = checked_add(checked_add(weights, activation_estimate(m, max_num_tokens, tp)), kNonTorchBytes);
       TrtllmResult pre = trtllm_profile(m, t);  // for the Mamba slots
       t.peak_bytes = checked_add(t.peak_bytes, pre.mamba_bytes);
@@ -811,9 +812,9 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   }
   r.tp = tp;
   r.pp = pp;
-  r.gpus_needed = tp * pp * dp;
+  r.gpus_needed = checked_product({tp, pp, dp}, "GPU count (tensor x pipeline x data parallel size)");
   r.gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : r.gpus_needed);
-  r.weights_bytes_per_gpu = ceil_div(wb.total, tp * pp);
+  r.weights_bytes_per_gpu = ceil_div(wb.total, checked_mul(tp, pp, "GPU count (tensor x pipeline parallel size)"));
   if (d.engine != EngineKind::llamacpp)
     add_check("gpus", r.gpus >= r.gpus_needed, std::to_string(r.gpus_needed), std::to_string(r.gpus),
               r.gpus >= r.gpus_needed ? "GPU count suffices"
@@ -965,7 +966,7 @@ std::string format_check_junit(const CheckResult& r) {
 
 std::string format_check(const CheckResult& r, std::string_view format) {
   if (format == "text") return format_check_text(r);
-  if (format == "json") return to_json(r).dump(2) + "\n";
+  if (format == "json") return to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (format == "github") return format_check_github(r);
   if (format == "junit") return format_check_junit(r);
   throw InputError::value("--format", format, "text, json, github or junit");

@@ -12,6 +12,7 @@
 
 #include "util/config_view.h"
 #include "kvplan/checked.h"
+#include "kvplan/files.h"
 #include "kvplan/model.h"
 #include "kvplan/registry.h"
 #include "kvplan/units.h"
@@ -295,6 +296,11 @@ void map_mla(const Ctx& x) {
   x.m.dims.mla_q_lora_rank = c.uint("q_lora_rank").value_or(0);
   x.m.dims.q_head_dim = x.m.dims.mla_qk_nope_head_dim + rope;
   reject_unmapped(x, {"sliding_window"});
+  if (!c.text().contains("kv_lora_rank"))
+    // Absent is not null: transformers' DeepseekV2/V3Config then use their default (512, MLA);
+    // reading it as MHA would be a silent 10x error, so the config must say which it is.
+    c.fail("kv_lora_rank", "the MLA latent rank (or null for the MHA variant); transformers' default would be 512",
+           nullptr);
   if (!c.has("kv_lora_rank")) {
     // DeepSeek MHA variants (kv_lora_rank null) cache full per-head K and V.
     std::uint64_t kv = kv_heads(x, heads);
@@ -626,11 +632,7 @@ void read_dtypes(const Ctx& x) {
 }
 
 std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError::value("model", p.string(), "a readable config.json file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_regular_file(p.string(), kMaxConfigFileBytes, "model config.json");
 }
 
 }  // namespace
