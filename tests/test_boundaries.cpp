@@ -5,8 +5,12 @@
 // (b) `check` at the boundary: a requirement exactly equal to what fits passes, one more fails,
 //     for every engine (so `>=` turned into `>` fails here).
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "helpers.h"
+#include "util/config_view.h"
 
 using namespace kvplan;
 using namespace kvplan::test;
@@ -19,7 +23,11 @@ namespace {
 constexpr std::uint64_t kMambaLayers = 54;
 
 ModelSpec nemotron_h(std::uint64_t n_groups) {
-  auto cfg = read_json("model_configs/nvidia__Nemotron-H-56B-Base-8K.json");
+  std::ifstream in(source_path("model_configs/nvidia__Nemotron-H-56B-Base-8K.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  // The config writes time_step_limit as [0.0, Infinity]: the config reader's JSON parser takes it.
+  auto cfg = detail::parse_config_text(text.str(), "nemotron-h.json");
   cfg["n_groups"] = n_groups;  // n_groups = 1: the same model with one B/C group (no bundled model has one)
   return load_model_from_json(cfg.dump(), "nemotron-h-groups-" + std::to_string(n_groups) + ".json");
 }
@@ -61,12 +69,14 @@ BOOST_AUTO_TEST_CASE(mamba2_groups_replicated_per_rank) {
       in.context = 4096;
       in.concurrency = 1;
       BOOST_TEST(plan(m, in).per_gpu.state_bytes == kMambaLayers * layer_bf16);
-      // vLLM: one Mamba page holds one sequence's state of one layer (mamba_ssm_cache_dtype auto = bf16)
+      // vLLM: one Mamba page holds one sequence's state of one layer; conv in the model dtype
+      // (bf16), the temporal state in float32: NemotronHForCausalLMConfig
+      // (vllm/model_executor/models/config.py) turns mamba_ssm_cache_dtype "auto" into float32.
       VllmOptions v;
       v.max_model_len = 4096;
       v.available_kv_bytes = 40 * GiB;
       v.tensor_parallel_size = e.tp;
-      BOOST_TEST(vllm_profile(m, v).mamba_page_bytes == layer_bf16);
+      BOOST_TEST(vllm_profile(m, v).mamba_page_bytes == e.conv_elems * 2 + e.ssm_elems * 4);
       // SGLang: conv in bf16, temporal state in --mamba-ssm-dtype (default float32), every Mamba layer
       SglangOptions s;
       s.rest_bytes = 100 * GiB;
@@ -94,16 +104,27 @@ struct EngineCase {
   const char* command;
   std::optional<std::string> model;
 };
+// TensorRT-LLM's concurrency is blocks / blocks per sequence; kv_cache_config.max_tokens 131,072
+// makes it 4,096 / 1,024 = 4 exactly.
+std::string trtllm_extra_options() {
+  const auto path = std::filesystem::temp_directory_path() / "kvplan-boundaries-extra.yaml";
+  std::ofstream(path) << "kv_cache_config:\n  max_tokens: 131072\n";
+  return path.string();
+}
 const EngineCase kEngines[] = {
     {"vllm serve Qwen/Qwen3-8B --max-model-len 32768 --num-gpu-blocks-override 8192", std::nullopt},
     {"python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 32768 --max-total-tokens 131072", std::nullopt},
     {"llama-server -m qwen3-8b.gguf --ctx-size 131072 --parallel 4", std::string("Qwen/Qwen3-8B")},
-    {"trtllm-serve Qwen/Qwen3-8B --max_seq_len 32768 --max_batch_size 3", std::nullopt},
+    {"trtllm-serve Qwen/Qwen3-8B --max_seq_len 32768 --extra_llm_api_options ", std::nullopt},
 };
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(check_passes_at_equality_and_fails_one_above) {
-  for (const auto& e : kEngines) {
+  for (const auto& ec : kEngines) {
+    EngineCase e = ec;
+    std::string cmd = e.command;
+    if (cmd.ends_with("--extra_llm_api_options ")) cmd += trtllm_extra_options();
+    e.command = cmd.c_str();
     BOOST_TEST_CONTEXT(e.command) {
       const CheckResult base = run_check(e.command, std::nullopt, std::nullopt, "H100", e.model);
       BOOST_REQUIRE(base.passed);
