@@ -19,6 +19,12 @@ pyb::object& record_type() {
 std::string repr_of(pyb::handle h) { return pyb::str(pyb::repr(h)).cast<std::string>(); }
 }  // namespace
 
+pyb::str utf8_str(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (!o) throw pyb::error_already_set();
+  return pyb::reinterpret_steal<pyb::str>(o);
+}
+
 void set_record_type(pyb::object t) { record_type() = std::move(t); }
 
 pyb::object to_python(const nlohmann::json& j) {
@@ -29,7 +35,7 @@ pyb::object to_python(const nlohmann::json& j) {
     case T::number_unsigned: return pyb::int_(j.get<std::uint64_t>());
     case T::number_integer: return pyb::int_(j.get<std::int64_t>());
     case T::number_float: return pyb::float_(j.get<double>());
-    case T::string: return pyb::str(j.get_ref<const std::string&>());
+    case T::string: return utf8_str(j.get_ref<const std::string&>());
     case T::array: {
       pyb::list out(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) out[i] = to_python(j[i]);
@@ -37,7 +43,7 @@ pyb::object to_python(const nlohmann::json& j) {
     }
     case T::object: {
       pyb::dict d;
-      for (const auto& [k, v] : j.items()) d[pyb::str(k)] = to_python(v);
+      for (const auto& [k, v] : j.items()) d[utf8_str(k)] = to_python(v);
       if (record_type()) return record_type()(d);
       return d;
     }

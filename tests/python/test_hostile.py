@@ -86,3 +86,13 @@ def test_control_characters_are_escaped():
 def test_wrong_type_is_kvplan_error_or_type_error(call):
     with pytest.raises((kvplan.KvplanError, TypeError)):
         call()
+
+
+def test_invalid_utf8_in_a_deployment_name_is_replaced(tmp_path):
+    f = tmp_path / "u.yaml"
+    f.write_bytes(b"name: bad\xffname\nengine: vllm\nmodel: Qwen/Qwen3-0.6B\ngpu: H100\n"
+                  b"args:\n  - --max-model-len\n  - 4096\n")
+    r = kvplan.check(file=f)
+    assert r["name"] == "bad\ufffdname" and r["passed"]
+    assert "bad\ufffdname" in kvplan.check(file=f, format="json")
+    assert "bad\ufffdname" in kvplan.check(file=f, format="text")
