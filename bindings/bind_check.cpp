@@ -41,7 +41,7 @@ void bind_check(pyb::module_& m) {
     o.require_concurrency = opt_tokens_arg(require_concurrency, "require_concurrency");
     o.require_context = opt_tokens_arg(require_context, "require_context");
     const CheckResult r = check_deployment(d, o);
-    if (!format.is_none()) return pyb::str(format_check(r, str_arg(format, "format")));
+    if (!format.is_none()) return utf8_str(format_check(r, str_arg(format, "format")));
     return to_python(to_json(r));
   }, pyb::kw_only(), "command"_a = pyb::none(), "file"_a = pyb::none(), "deployment"_a = pyb::none(),
      "gpu"_a = pyb::none(), "gpus"_a = pyb::none(), "model"_a = pyb::none(), "require_concurrency"_a = pyb::none(),

@@ -40,7 +40,7 @@ PyModel load_any(pyb::handle what, pyb::handle assume) {
   const LoadOptions opts = load_options(assume);
   if (pyb::isinstance<PyModel>(what)) return what.cast<PyModel>();
   if (pyb::isinstance<pyb::dict>(what)) {
-    const auto text = from_python(what, "config dict").dump();
+    const auto text = from_python(what, "config dict").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return {std::make_shared<const ModelSpec>(load_model_from_json(text, "<config dict>", opts))};
   }
   pyb::object s = pyb::reinterpret_borrow<pyb::object>(what);

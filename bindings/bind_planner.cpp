@@ -19,7 +19,7 @@ namespace {
 
 Accelerator accelerator_arg(pyb::handle gpu) {
   if (pyb::isinstance<pyb::str>(gpu)) return find_accelerator(gpu.cast<std::string>());
-  if (pyb::isinstance<pyb::dict>(gpu)) return accelerator_from_json(from_python(gpu, "gpu").dump(), "<gpu dict>");
+  if (pyb::isinstance<pyb::dict>(gpu)) return accelerator_from_json(from_python(gpu, "gpu").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "<gpu dict>");
   throw InputError::value("gpu", pyb::str(pyb::repr(gpu)).cast<std::string>(),
                           "an accelerator name (kvplan.gpus()) or a dict with the catalog's keys");
 }
@@ -91,6 +91,8 @@ std::vector<std::uint64_t> token_list(pyb::handle h, const char* what) {
   std::vector<std::uint64_t> out;
   if (pyb::isinstance<pyb::array>(h)) {
     auto a = pyb::reinterpret_borrow<pyb::array>(h);
+    if (a.ndim() != 1)
+      throw InputError::value(what, "an array of " + std::to_string(a.ndim()) + " dimensions", "a 1-D array or list of token counts");
     const char kind = a.dtype().kind();
     if (kind != 'i' && kind != 'u')
       throw InputError::value(what, "an array of dtype " + pyb::str(a.dtype()).cast<std::string>(), "integers");

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kvplan/error.h"
+#include "kvplan/files.h"
 #include "kvplan/units.h"
 
 namespace kvplan::py {
@@ -18,6 +19,12 @@ pyb::object& record_type() {
 std::string repr_of(pyb::handle h) { return pyb::str(pyb::repr(h)).cast<std::string>(); }
 }  // namespace
 
+pyb::str utf8_str(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (!o) throw pyb::error_already_set();
+  return pyb::reinterpret_steal<pyb::str>(o);
+}
+
 void set_record_type(pyb::object t) { record_type() = std::move(t); }
 
 pyb::object to_python(const nlohmann::json& j) {
@@ -28,7 +35,7 @@ pyb::object to_python(const nlohmann::json& j) {
     case T::number_unsigned: return pyb::int_(j.get<std::uint64_t>());
     case T::number_integer: return pyb::int_(j.get<std::int64_t>());
     case T::number_float: return pyb::float_(j.get<double>());
-    case T::string: return pyb::str(j.get_ref<const std::string&>());
+    case T::string: return utf8_str(j.get_ref<const std::string&>());
     case T::array: {
       pyb::list out(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) out[i] = to_python(j[i]);
@@ -36,7 +43,7 @@ pyb::object to_python(const nlohmann::json& j) {
     }
     case T::object: {
       pyb::dict d;
-      for (const auto& [k, v] : j.items()) d[pyb::str(k)] = to_python(v);
+      for (const auto& [k, v] : j.items()) d[utf8_str(k)] = to_python(v);
       if (record_type()) return record_type()(d);
       return d;
     }
@@ -46,30 +53,45 @@ pyb::object to_python(const nlohmann::json& j) {
   return pyb::none();
 }
 
-nlohmann::json from_python(pyb::handle h, const std::string& what) {
+namespace {
+nlohmann::json from_python_at(pyb::handle h, const std::string& what, std::size_t depth) {
   if (h.is_none()) return nullptr;
   if (pyb::isinstance<pyb::bool_>(h)) return h.cast<bool>();
   if (pyb::isinstance<pyb::int_>(h)) {
-    if (h.cast<pyb::int_>() < pyb::int_(0)) return h.cast<std::int64_t>();
+    // Python ints are unbounded: outside [-2^63, 2^64) no JSON number holds them, and pybind11's
+    // cast would raise RuntimeError "Unable to cast".
+    const auto i = h.cast<pyb::int_>();
+    if (i < pyb::int_(std::numeric_limits<std::int64_t>::min()) ||
+        i > pyb::int_(std::numeric_limits<std::uint64_t>::max()))
+      throw InputError::value(what, repr_of(h), "an integer in [-2^63, 2^64)");
+    if (i < pyb::int_(0)) return h.cast<std::int64_t>();
     return h.cast<std::uint64_t>();
   }
   if (pyb::isinstance<pyb::float_>(h)) return h.cast<double>();
   if (pyb::isinstance<pyb::str>(h)) return h.cast<std::string>();
+  const bool container = pyb::isinstance<pyb::dict>(h) || pyb::isinstance<pyb::list>(h) || pyb::isinstance<pyb::tuple>(h);
+  // The same bound as for JSON text; it also stops a dict or list that contains itself.
+  if (container && depth >= kMaxJsonDepth)
+    throw ConfigError(what + ": dicts and lists nested deeper than " + std::to_string(kMaxJsonDepth) +
+                      " levels (or containing themselves); kvplan reads at most " + std::to_string(kMaxJsonDepth));
   if (pyb::isinstance<pyb::dict>(h)) {
     nlohmann::json o = nlohmann::json::object();
     for (auto [k, v] : h.cast<pyb::dict>()) {
       if (!pyb::isinstance<pyb::str>(k)) throw InputError::value(what, repr_of(k), "string keys");
-      o[k.cast<std::string>()] = from_python(v, what);
+      o[k.cast<std::string>()] = from_python_at(v, what, depth + 1);
     }
     return o;
   }
   if (pyb::isinstance<pyb::list>(h) || pyb::isinstance<pyb::tuple>(h)) {
     nlohmann::json a = nlohmann::json::array();
-    for (auto v : h) a.push_back(from_python(v, what));
+    for (auto v : h) a.push_back(from_python_at(v, what, depth + 1));
     return a;
   }
   throw InputError::value(what, repr_of(h), "JSON-like data (dict, list, str, int, float, bool, None)");
 }
+}  // namespace
+
+nlohmann::json from_python(pyb::handle h, const std::string& what) { return from_python_at(h, what, 0); }
 
 namespace {
 // An int (numpy integers included) that is >= 0, else an InputError naming `what`.
@@ -79,7 +101,12 @@ std::optional<std::uint64_t> as_uint(pyb::handle h, const char* what) {
   if (pyb::isinstance<pyb::int_>(h)) {
     idx = pyb::reinterpret_borrow<pyb::object>(h);
   } else if (pyb::hasattr(h, "__index__")) {
-    idx = h.attr("__index__")();
+    try {
+      idx = h.attr("__index__")();
+    } catch (const pyb::error_already_set&) {
+      return std::nullopt;
+    }
+    if (!pyb::isinstance<pyb::int_>(idx)) return std::nullopt;
   } else {
     return std::nullopt;
   }
@@ -126,7 +153,14 @@ double float_arg(pyb::handle h, const char* what) {
   if (pyb::isinstance<pyb::bool_>(h) || !(pyb::isinstance<pyb::float_>(h) || pyb::isinstance<pyb::int_>(h) ||
                                           pyb::hasattr(h, "__float__")))
     throw InputError::value(what, repr_of(h), "a number");
-  double v = h.attr("__float__")().cast<double>();
+  double v = 0;
+  try {
+    v = h.attr("__float__")().cast<double>();
+  } catch (const pyb::error_already_set&) {  // int.__float__ of 2**2000: Python's OverflowError
+    throw InputError::value(what, repr_of(h), "a finite number");
+  } catch (const pyb::cast_error&) {
+    throw InputError::value(what, repr_of(h), "a number");
+  }
   if (!std::isfinite(v)) throw InputError::value(what, repr_of(h), "a finite number");
   return v;
 }

@@ -24,6 +24,8 @@ struct PyModel {
 
 // nlohmann::json -> dict/list/int/float/str/bool/None, generically (no field is re-listed).
 pyb::object to_python(const nlohmann::json& j);
+// A Python str from bytes that may not be UTF-8 (names and paths from files): replaced, never raised.
+pyb::str utf8_str(const std::string& s);
 // Python dict/list/scalars -> nlohmann::json (for configs given as dicts, option objects).
 nlohmann::json from_python(pyb::handle h, const std::string& what);
 

@@ -30,14 +30,11 @@ static void register_sweep(CLI::App& app, Runner& run) {
       in.context = contexts.front();
       const ModelSpec m = opt->plan.model.load();
       const SweepResult s = sweep(m, in, contexts, concurrency);
-      if (opt->json) {
-        auto j = to_json(s);
-        j["model"] = m.name;
-        j["gpu"] = in.gpu.name;
-        print_json(j);
-      } else {
-        std::cout << format_sweep_csv(s);
-      }
+      // Streamed: a 1,024 x 1,024 grid is never one document in memory (so not print_json; the
+      // schema tag it would add is added here).
+      if (opt->json)
+        write_sweep_json(std::cout, s, {{"model", m.name}, {"gpu", in.gpu.name}, {"schema", schema_id("sweep")}});
+      else write_sweep_csv(std::cout, s);
       return 0;
     };
   });

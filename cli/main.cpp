@@ -1,8 +1,34 @@
 // kvplan: each verb is one library call; errors become exit code 2 with a one-line message.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "common.h"
+
+namespace {
+// CLI11 parses "-1" into an unsigned option as 2^64-1 and accepts "nan" and "inf" for doubles.
+// No kvplan option takes a negative, infinite or NaN number: every numeric option (UINT, INT,
+// FLOAT) of every verb refuses them before the verb runs.
+std::string refuse_negative_or_nonfinite(std::string& text) {
+  std::size_t b = text.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  if (text[b] == '-') return "expected a non-negative number, got \"" + text + "\"";
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str() + b, &end);
+  if (end != text.c_str() + b && !std::isfinite(v)) return "expected a finite number, got \"" + text + "\"";
+  return {};
+}
+
+void guard_numeric_options(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string t = opt->get_type_name();
+    if (t.find("INT") != std::string::npos || t.find("FLOAT") != std::string::npos)
+      opt->check(CLI::Validator(refuse_negative_or_nonfinite, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) guard_numeric_options(*sub);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kvplan;
@@ -13,6 +39,7 @@ int main(int argc, char** argv) {
   auto verbs = cli::verbs();
   std::sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   for (const auto& v : verbs) v.add(app, run);
+  guard_numeric_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -63,11 +63,7 @@ struct PlanOptions {
   Accelerator device() const {
     Accelerator a;
     if (!gpu_file.empty()) {
-      std::ifstream in(gpu_file);
-      if (!in) throw InputError::value("--gpu-file", gpu_file, "a readable JSON file");
-      std::stringstream ss;
-      ss << in.rdbuf();
-      a = accelerator_from_json(ss.str(), gpu_file);
+      a = accelerator_from_json(read_regular_file(gpu_file, kMaxGpuFileBytes, "--gpu-file"), gpu_file);
     } else if (!gpu.empty()) {
       a = find_accelerator(gpu);
     } else if (!gpu_memory.empty()) {

@@ -84,6 +84,18 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
           // Mamba-2 groups that a TP degree cannot split are an input error, not a wrong size.
           ok = ok && std::holds_alternative<Mamba>(c);
         }
+        // Mamba-2 per-rank shapes, stated independently after vLLM's
+        // MambaStateShapeCalculator.mamba2_state_shape (model_executor/layers/mamba/mamba_utils.py):
+        // groups that do not divide tp are extended by extra_groups_for_head_shards to tp, the
+        // conv channels d_inner + 2 x groups x d_state and the heads split by tp. An equality, so
+        // a per-rank group count that forgets the replication fails here.
+        if (auto* mb = std::get_if<Mamba>(&c); mb && mb->version == 2 && (mb->n_groups % tp == 0 || tp > mb->n_groups)) {
+          const std::uint64_t groups = mb->n_groups % tp == 0 ? mb->n_groups : tp;
+          const StateShape sh = state_shape(c, tp);
+          ok = ok && sh.conv_rows == mb->conv_kernel - 1;
+          ok = ok && sh.conv_cols == ceil_div(mb->d_inner + 2 * groups * mb->d_state, tp);
+          ok = ok && sh.ssm_a == ceil_div(mb->n_heads, tp) && sh.ssm_b == mb->head_dim && sh.ssm_c == mb->d_state;
+        }
         auto one = layer_bytes(c, t1, s1.dtypes, 1).kv_bytes();
         auto per = layer_bytes(c, t1, s1.dtypes, tp).kv_bytes();
         if (one == 0) continue;

@@ -84,7 +84,11 @@ BOOST_AUTO_TEST_CASE(s6_deepseek_mla_almost_5x_less_than_llama70b) {
 
 BOOST_AUTO_TEST_CASE(s7_deepseek_as_plain_mha_about_70x_more) {
   // kv_lora_rank null: DeepSeek's MHA form caches 128 heads of K (192) and V (128).
-  auto mha = variant("deepseek-ai/DeepSeek-V3", {{"kv_lora_rank", nullptr}});
+  // (Set to null, not removed: merge_patch would delete the key, and an absent kv_lora_rank is
+  // refused since transformers would read it as its default 512.)
+  auto j = nlohmann::json::parse(find_bundled("deepseek-ai/DeepSeek-V3")->json);
+  j["kv_lora_rank"] = nullptr;
+  auto mha = load_model_from_json(j.dump(), "deepseek-ai/DeepSeek-V3 (kv_lora_rank null)");
   BOOST_TEST(mha.count_kind("full_attention") == 61u);
   auto per_token = cache_size(mha, workload(1, 1, Dtype::bf16)).bytes_per_token;
   BOOST_TEST(per_token == 61u * 128 * (192 + 128) * 2);

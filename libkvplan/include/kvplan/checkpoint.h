@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kvplan/files.h"  // kMaxJsonDepth
+
 namespace kvplan {
 
 // Where a MODEL argument was found. Exactly one of config / gguf / bundled_id is set.
@@ -62,7 +64,6 @@ struct CheckpointWeights {
 // Limits on what a header may declare before it is read: a hostile or corrupt file is an error,
 // never an allocation of its claimed size.
 inline constexpr std::uint64_t kMaxSafetensorsHeaderBytes = 100ull << 20;  // safetensors' own cap is 100 MB
-inline constexpr std::uint64_t kMaxJsonDepth = 64;
 
 // Reads one .safetensors file's 8-byte length and JSON header (never the tensor data).
 std::vector<CheckpointTensor> read_safetensors_header(const std::filesystem::path& file,

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -9,10 +10,17 @@ namespace kvplan {
 // Every failure the library reports is a kvplan::Error; the CLI maps it to exit code 2 and
 // the Python module to kvplan.KvplanError. Messages are built by the named constructors below
 // so each wording exists once.
+// Control characters in a message (a newline or an ANSI escape taken from a config value or a
+// file name) are written as \n, \t, \r or \xNN, so every message stays one line and cannot
+// inject lines into a CI log; this holds for every subclass and every constructor.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& what);
+  explicit Error(const char* what);
 };
+
+// `s` with every control character (0x00-0x1F, 0x7F) written as \n, \t, \r or \xNN.
+std::string escape_control_characters(std::string_view s);
 
 // A config.json (or other input document) that is malformed or inconsistent.
 class ConfigError : public Error {
@@ -22,6 +30,8 @@ class ConfigError : public Error {
   static ConfigError field(std::string_view file, std::string_view pointer, std::string_view expected,
                            std::string_view got, std::string_view model_type);
   static ConfigError parse(std::string_view file, std::string_view detail);
+  // "<file>: arrays and objects nested deeper than <limit> levels (at byte <offset>); ..."
+  static ConfigError too_deep(std::string_view file, std::size_t limit, std::size_t offset);
 };
 
 // A model_type (or a field combination) whose cache layout kvplan cannot map with certainty.

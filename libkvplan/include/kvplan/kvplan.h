@@ -6,6 +6,7 @@
 #include "kvplan/dtype.h"
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
+#include "kvplan/files.h"
 #include "kvplan/generation.h"
 #include "kvplan/gguf.h"
 #include "kvplan/hardware.h"

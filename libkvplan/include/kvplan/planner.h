@@ -1,4 +1,5 @@
 #pragma once
+#include <iosfwd>
 // The planner: what fits on which accelerators, and how fast decode can be.
 //
 // Everything memory-related is exact integer bytes built from layer_bytes() (so TP head
@@ -151,6 +152,9 @@ struct SweepResult {
   std::vector<std::uint8_t> fits;
   std::vector<double> decode_step_seconds;
 };
+// The largest grid sweep() evaluates: contexts x concurrency above this is an InputError before
+// any work (a 1,024 x 1,024 grid; the CSV of a full grid is about 70 MB).
+inline constexpr std::size_t kMaxSweepCells = 1u << 20;
 SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std::uint64_t> contexts,
                   std::span<const std::uint64_t> concurrency);
 
@@ -178,5 +182,9 @@ std::string format_plan_text(const Plan& p);
 std::string format_gpus_text(const std::vector<Accelerator>& gpus);
 std::string format_compare_text(const std::vector<CompareRow>& rows);
 std::string format_sweep_csv(const SweepResult& s);
+// The same CSV and JSON (to_json(s) with `extra`'s keys added, printed with indent 2), written
+// cell by cell to `out`: a large grid never exists as one JSON document in memory.
+void write_sweep_csv(std::ostream& out, const SweepResult& s);
+void write_sweep_json(std::ostream& out, const SweepResult& s, const nlohmann::json& extra);
 
 }  // namespace kvplan

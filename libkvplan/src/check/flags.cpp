@@ -12,7 +12,7 @@
 
 #include "check/yaml.h"
 #include "kvplan/text.h"
-#include "util/file.h"
+#include "kvplan/files.h"
 
 namespace kvplan::detail {
 

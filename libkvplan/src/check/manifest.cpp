@@ -16,7 +16,7 @@
 #include "kvplan/hardware.h"
 #include "kvplan/units.h"
 #include "util/config_view.h"
-#include "util/file.h"
+#include "kvplan/files.h"
 
 namespace kvplan {
 
@@ -571,12 +571,12 @@ Deployment parse_deployment(std::string_view text, std::string_view source) {
 }
 
 std::vector<Deployment> load_deployment_files(const std::string& path) {
-  const std::string text = detail::read_regular_file(path, kMaxDeploymentFileBytes, "deployment file");
+  const std::string text = read_regular_file(path, kMaxDeploymentFileBytes, "deployment file");
   return parse_deployments(text, path);
 }
 
 Deployment load_deployment_file(const std::string& path) {
-  const std::string text = detail::read_regular_file(path, kMaxDeploymentFileBytes, "deployment file");
+  const std::string text = read_regular_file(path, kMaxDeploymentFileBytes, "deployment file");
   return parse_deployment(text, path);
 }
 

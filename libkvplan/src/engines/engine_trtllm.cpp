@@ -81,6 +81,13 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
   // Each stage holds a contiguous share; the estimator's per-token bytes use L_pp.
   std::vector<AttnLayer> stage(attn.begin(), attn.begin() + static_cast<std::ptrdiff_t>(stage_layers));
   for (const auto& a : stage) r.bytes_per_token = checked_add(r.bytes_per_token, a.bytes, "TRT-LLM bytes per token");
+  // h x Hkv // tp is 0 once tp exceeds the KV row: no real TP degree does that (the engine
+  // refuses TP that does not divide the heads); an error here, never a division by zero below.
+  if (r.bytes_per_token == 0 && stage.empty())
+    throw UnsupportedArchitecture::field(m.source, m.model_type, "layers", "TensorRT-LLM: no attention layer holds a KV cache");
+  if (r.bytes_per_token == 0)
+    throw InputError::value("TensorRT-LLM --tp_size", std::to_string(o.tp_size),
+                            "a degree that leaves each rank part of a KV head (at most the KV heads x head size)");
   r.block_bytes = checked_mul(r.bytes_per_token, tpb);
   if (conv_state || ssm_state) {
     const std::uint64_t slots = checked_mul(o.max_batch_size, o.pp_size);

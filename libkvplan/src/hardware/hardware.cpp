@@ -136,6 +136,7 @@ const Accelerator& find_accelerator(std::string_view name) {
 
 Accelerator accelerator_from_json(std::string_view json_text, std::string_view source) {
   json doc;
+  detail::check_json_depth(json_text, source);
   try {
     doc = json::parse(json_text);
   } catch (const json::exception& e) {

@@ -6,6 +6,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
+#include "kvplan/files.h"
 #include "kvplan/gguf.h"
 #include "kvplan/registry.h"
 #include "model/checkpoint_internal.h"
@@ -18,22 +19,15 @@ using u64 = std::uint64_t;
 namespace {
 
 // Real config.json files are a few KB (the largest bundled one, with per-layer lists, ~60 KB); a
-// multi-GB weights file named by mistake is refused before it is read.
-constexpr u64 kMaxConfigBytes = 64u << 20;
-
+// multi-GB weights file named by mistake is refused before it is read (kMaxConfigFileBytes).
 std::string read_config(const fs::path& p) {
   std::error_code ec;
   const u64 size = fs::file_size(p, ec);
-  if (ec) throw InputError::value("model", p.string(), "a readable config.json file");
-  if (size > kMaxConfigBytes)
+  if (!ec && size > kMaxConfigFileBytes)
     throw InputError::value("model", p.string(),
                             "a config.json (this file is " + std::to_string(size) + " bytes; weights files are "
                             "read by their headers: pass the folder, a .gguf or a .safetensors' folder)");
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError::value("model", p.string(), "a readable config.json file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_regular_file(p.string(), kMaxConfigFileBytes, "model config.json");
 }
 
 // Shards of a split GGUF ("name-00001-of-00003.gguf"): the first holds the metadata, every shard

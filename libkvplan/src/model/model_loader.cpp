@@ -13,6 +13,7 @@
 
 #include "util/config_view.h"
 #include "kvplan/checked.h"
+#include "kvplan/files.h"
 #include "kvplan/model.h"
 #include "kvplan/registry.h"
 #include "kvplan/units.h"

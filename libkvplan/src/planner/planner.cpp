@@ -235,8 +235,13 @@ Shape resolve_shape(const ModelSpec& m, const PlanInput& in) {
 
 void validate(const ModelSpec& m, const PlanInput& in) {
   if (in.gpu.memory_bytes == 0) throw InputError::value("GPU memory (--gpu-memory)", "0", "a positive byte count");
-  if (!(in.gpu.bandwidth_bytes_per_s > 0))
-    throw InputError::value("GPU bandwidth (--gpu-bandwidth)", std::to_string(in.gpu.bandwidth_bytes_per_s), "a positive rate");
+  if (!(in.gpu.bandwidth_bytes_per_s > 0) || !std::isfinite(in.gpu.bandwidth_bytes_per_s))
+    throw InputError::value("GPU bandwidth (--gpu-bandwidth)", std::to_string(in.gpu.bandwidth_bytes_per_s), "a positive finite rate");
+  // 0 = unknown (no TTFT); NaN, infinite or negative peaks would print a TTFT of 0 or NaN.
+  if (!(in.gpu.bf16_flops >= 0) || !std::isfinite(in.gpu.bf16_flops))
+    throw InputError::value("GPU BF16 FLOP/s (--gpu-flops)", std::to_string(in.gpu.bf16_flops), "a positive finite rate");
+  if (!(in.gpu.fp8_flops >= 0) || !std::isfinite(in.gpu.fp8_flops))
+    throw InputError::value("GPU FP8 FLOP/s", std::to_string(in.gpu.fp8_flops), "a positive finite rate");
   if (!(in.utilization > 0 && in.utilization <= 1))
     throw InputError::value("utilization (--utilization)", std::to_string(in.utilization), "a fraction in (0, 1]");
   if (in.context == 0) throw InputError::value("context (--context)", "0", "a positive token count");
@@ -248,7 +253,8 @@ void validate(const ModelSpec& m, const PlanInput& in) {
   if (!(in.prefill_efficiency > 0 && in.prefill_efficiency <= 1))
     throw InputError::value("prefill efficiency (--prefill-efficiency)", std::to_string(in.prefill_efficiency),
                             "a fraction in (0, 1]");
-  if (in.offload_bytes > 0 && !(in.offload_bytes_per_s > 0))
+  if ((in.offload_bytes > 0 && !(in.offload_bytes_per_s > 0)) || !(in.offload_bytes_per_s >= 0) ||
+      !std::isfinite(in.offload_bytes_per_s))
     throw InputError::value("offload bandwidth (--offload-bandwidth)", std::to_string(in.offload_bytes_per_s),
                             "a positive rate when --offload is given");
   if (m.layers.empty()) throw InputError::value("model " + m.name, "0 layers", "at least one layer");
@@ -599,12 +605,18 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
 
 SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std::uint64_t> contexts,
                   std::span<const std::uint64_t> concurrency) {
-  validate(m, base);
-  const Shape shape = resolve_shape(m, base);
+  // The lists first: base.context is contexts[0], and validate() would blame --context.
   for (auto c : contexts)
     if (c == 0) throw InputError::value("contexts (--contexts)", "0", "positive token counts");
   for (auto c : concurrency)
     if (c == 0) throw InputError::value("concurrency (--concurrency)", "0", "positive numbers of sequences");
+  if (contexts.empty() || concurrency.empty() ||
+      contexts.size() > kMaxSweepCells / concurrency.size())
+    throw InputError::value("sweep grid (--contexts x --concurrency)",
+                            num(contexts.size()) + " x " + num(concurrency.size()) + " cells",
+                            "between 1 and " + num(kMaxSweepCells) + " cells");
+  validate(m, base);
+  const Shape shape = resolve_shape(m, base);
   const WeightsInfo w = weights_of(m, base);
   const Evaluator ev = make_evaluator(m, base, dtypes_of(m, base), shape.tp, shape.split, w.total, shape.dp);
   SweepResult r;

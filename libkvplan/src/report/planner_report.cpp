@@ -2,6 +2,8 @@
 // printed here was computed by planner.cpp / hardware.cpp.
 #include <cstdio>
 #include <limits>
+#include <ostream>
+#include <sstream>
 #include <string>
 
 #include "kvplan/checked.h"
@@ -217,10 +219,12 @@ json to_json(const SweepResult& s) {
               {"reserved_bytes", s.reserved_bytes}, {"usable_bytes", s.usable_bytes}, {"cells", cells}};
 }
 
-std::string format_sweep_csv(const SweepResult& s) {
+void write_sweep_csv(std::ostream& out, const SweepResult& s) {
   const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
-  std::string o = "context,concurrency,cache_bytes,memory_bytes,fits,decode_step_seconds\n";
-  for (std::size_t i = 0; i < s.contexts.size(); ++i)
+  out << "context,concurrency,cache_bytes,memory_bytes,fits,decode_step_seconds\n";
+  std::string o;
+  for (std::size_t i = 0; i < s.contexts.size(); ++i) {
+    o.clear();
     for (std::size_t j = 0; j < s.concurrency.size(); ++j) {
       const std::size_t k = i * s.concurrency.size() + j;
       char step[32];
@@ -229,7 +233,47 @@ std::string format_sweep_csv(const SweepResult& s) {
            "," + std::to_string(checked_add(fixed_bytes, s.cache_bytes[k])) + "," + (s.fits[k] ? "1" : "0") +
            "," + step + "\n";
     }
-  return o;
+    out << o;  // one row of the grid at a time
+  }
+}
+
+std::string format_sweep_csv(const SweepResult& s) {
+  std::ostringstream o;
+  write_sweep_csv(o, s);
+  return o.str();
+}
+
+void write_sweep_json(std::ostream& out, const SweepResult& s, const nlohmann::json& extra) {
+  // Byte for byte what to_json(s) (plus `extra`) dumps with indent 2, but the cells are dumped
+  // one at a time into their place: "cells" sorts first among the keys.
+  constexpr auto replace = json::error_handler_t::replace;
+  const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
+  json head{{"contexts", s.contexts},         {"concurrency", s.concurrency},       {"weights_bytes", s.weights_bytes},
+            {"reserved_bytes", s.reserved_bytes}, {"usable_bytes", s.usable_bytes}, {"cells", json::array()}};
+  for (const auto& [k, v] : extra.items()) head[k] = v;
+  const std::string text = head.dump(2, ' ', false, replace);
+  const std::string marker = "\"cells\": []";
+  const auto at = text.find(marker);
+  out << text.substr(0, at) << "\"cells\": [";
+  const std::size_t n = s.contexts.size() * s.concurrency.size();
+  for (std::size_t i = 0; i < s.contexts.size(); ++i)
+    for (std::size_t j = 0; j < s.concurrency.size(); ++j) {
+      const std::size_t k = i * s.concurrency.size() + j;
+      const json cell{{"context", s.contexts[i]},
+                      {"concurrency", s.concurrency[j]},
+                      {"cache_bytes", s.cache_bytes[k]},
+                      {"memory_bytes", checked_add(fixed_bytes, s.cache_bytes[k])},
+                      {"fits", s.fits[k] != 0},
+                      {"decode_step_seconds", s.decode_step_seconds[k]}};
+      std::string c = cell.dump(2, ' ', false, replace);
+      std::string indented = "\n    ";
+      for (const char ch : c) {
+        indented += ch;
+        if (ch == '\n') indented += "    ";
+      }
+      out << (k ? "," : "") << indented;
+    }
+  out << (n ? "\n  ]" : "]") << text.substr(at + marker.size()) << "\n";
 }
 
 }  // namespace kvplan

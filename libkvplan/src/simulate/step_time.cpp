@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kvplan/error.h"
+#include "kvplan/files.h"
 #include "kvplan/planner.h"
 #include "kvplan/units.h"
 #include "kvplan/weights.h"
@@ -278,11 +279,7 @@ StepTimeModel fit_step_time(std::string_view csv_text, std::string_view source) 
 }
 
 StepTimeModel load_step_time(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError::value("calibration file (--calibration)", path, "a readable CSV file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return fit_step_time(ss.str(), path);
+  return fit_step_time(read_regular_file(path, 256ull << 20, "calibration file (--calibration)"), path);
 }
 
 }  // namespace kvplan

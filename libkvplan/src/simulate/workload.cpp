@@ -10,6 +10,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
+#include "kvplan/files.h"
 #include "kvplan/simulate.h"
 #include "kvplan/units.h"
 #include "simulate/rng.h"
@@ -190,11 +191,8 @@ std::vector<SimRequest> parse_trace(std::string_view text, std::string_view sour
 }
 
 std::vector<SimRequest> load_trace(const std::string& path, TraceFormat format) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError::value("trace file (--trace)", path, "a readable file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_trace(ss.str(), path, format);
+  // Published traces (Azure 2023/2024, BurstGPT) are tens to hundreds of MB.
+  return parse_trace(read_regular_file(path, 4ull << 30, "trace file (--trace)"), path, format);
 }
 
 namespace {

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include "kvplan/files.h"
 
 namespace kvplan::detail {
 
@@ -9,13 +12,79 @@ namespace {
 const char* const kNested[] = {"text_config", "llm_config", "language_config"};
 }
 
+namespace {
+constexpr std::size_t kDescribeCap = 60;
+
+void put_scalar(std::string& out, const nlohmann::json& x) {
+  if (x.is_string() && x.get_ref<const std::string&>().size() > kDescribeCap) {
+    // Only the head is shown: do not dump a megabyte to keep 60 characters of it.
+    const nlohmann::json head = x.get_ref<const std::string&>().substr(0, kDescribeCap);
+    out += head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return;
+  }
+  out += x.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
 std::string describe_json(const nlohmann::json& v) {
-  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  // An explicit stack instead of dump()'s recursion; stops as soon as the cap is passed.
+  std::string s;
+  std::vector<std::pair<const nlohmann::json*, nlohmann::json::const_iterator>> stack;
+  const nlohmann::json* next = &v;
+  while (s.size() <= kDescribeCap) {
+    if (next) {
+      const nlohmann::json& x = *next;
+      next = nullptr;
+      if (x.is_object() || x.is_array()) {
+        s += x.is_object() ? '{' : '[';
+        stack.emplace_back(&x, x.cbegin());
+      } else {
+        put_scalar(s, x);
+      }
+      continue;
+    }
+    if (stack.empty()) break;
+    auto& [c, it] = stack.back();
+    if (it == c->cend()) {
+      s += c->is_object() ? '}' : ']';
+      stack.pop_back();
+      continue;
+    }
+    if (it != c->cbegin()) s += ',';
+    if (c->is_object()) {
+      put_scalar(s, nlohmann::json(it.key()));
+      s += ':';
+    }
+    next = &*it;
+    ++it;
+  }
+  if (s.size() > kDescribeCap) s = s.substr(0, kDescribeCap - 3) + "...";
   return s;
 }
 
+void check_json_depth(std::string_view text, std::string_view source) {
+  std::size_t depth = 0;
+  bool in_string = false, escape = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) throw ConfigError::too_deep(source, kMaxJsonDepth, i);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 nlohmann::json parse_config_text(std::string_view text, std::string_view source) {
+  check_json_depth(text, source);
   // Replace bare Infinity / NaN tokens outside strings. Infinity becomes the largest double
   // (no KV-relevant field is infinite); NaN becomes null.
   std::string cleaned;

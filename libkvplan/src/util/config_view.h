@@ -63,7 +63,12 @@ class ConfigView {
 // Python's json module emits. Throws ConfigError naming `source` on malformed text.
 nlohmann::json parse_config_text(std::string_view text, std::string_view source);
 
-// "eight" / 3.5 / -1 rendered for messages.
+// Throws ConfigError::too_deep naming `source` when arrays/objects in `text` nest deeper than
+// kMaxJsonDepth (a scan outside strings; no parsing, no recursion).
+void check_json_depth(std::string_view text, std::string_view source);
+
+// "eight" / 3.5 / -1 rendered for messages: at most 60 characters, invalid UTF-8 replaced,
+// control characters escaped; iterative, so any nesting depth is safe.
 std::string describe_json(const nlohmann::json& v);
 
 }  // namespace kvplan::detail

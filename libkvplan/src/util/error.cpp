@@ -15,6 +15,38 @@ std::string mt_suffix(std::string_view model_type) {
 }
 }  // namespace
 
+std::string escape_control_characters(std::string_view s) {
+  static const char* const hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+Error::Error(const std::string& what) : std::runtime_error(escape_control_characters(what)) {}
+Error::Error(const char* what) : std::runtime_error(escape_control_characters(what ? what : "")) {}
+
+ConfigError ConfigError::too_deep(std::string_view file, std::size_t limit, std::size_t offset) {
+  return ConfigError(cat({file, ": arrays and objects nested deeper than ", std::to_string(limit),
+                          " levels (at byte ", std::to_string(offset), "); kvplan reads at most ",
+                          std::to_string(limit)}));
+}
+
 ConfigError ConfigError::field(std::string_view file, std::string_view pointer, std::string_view expected,
                                std::string_view got, std::string_view model_type) {
   return ConfigError(cat({file, " (", pointer.empty() ? "/" : pointer, "): expected ", expected, ", got ", got,

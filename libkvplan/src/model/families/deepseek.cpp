@@ -25,6 +25,11 @@ void map_mla_layers(const LoadCtx& x, bool indexer) {
   x.m.dims.mla_q_lora_rank = c.uint("q_lora_rank").value_or(0);
   x.m.dims.q_head_dim = x.m.dims.mla_qk_nope_head_dim + rope;
   reject_unmapped(x, {"sliding_window"});
+  if (!c.text().contains("kv_lora_rank"))
+    // Absent is not null: transformers' DeepseekV2/V3Config then use their default (512, MLA);
+    // reading it as MHA would be a silent 10x error, so the config must say which it is.
+    c.fail("kv_lora_rank", "the MLA latent rank (or null for the MHA variant); transformers' default would be 512",
+           nullptr);
   if (!c.has("kv_lora_rank")) {
     const u64 kv = kv_heads(x, heads);
     for (u64 i = 0; i < n; ++i) x.add(i, build::full_attention(kv, x.m.dims.q_head_dim, x.m.dims.mla_v_head_dim));
