@@ -12,6 +12,10 @@ inline constexpr std::uint64_t KB = 1000ull, MB = KB * 1000, GB = MB * 1000, TB 
 // binary units powers of 2). Fractions are allowed but the result must be a whole byte count.
 std::uint64_t parse_bytes(std::string_view text, std::string_view what = "size");
 
+// A device memory size: as parse_bytes, but a unit is required ("24GB", "20GiB"): a bare "24"
+// would be 24 bytes, never what a user typing a GPU's memory means.
+std::uint64_t parse_memory_size(std::string_view text, std::string_view what);
+
 // "4096", "32k" (= 32,768), "128K", "1M" (= 1,048,576): token counts use binary multipliers.
 std::uint64_t parse_tokens(std::string_view text, std::string_view what = "tokens");
 

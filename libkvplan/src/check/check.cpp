@@ -8,10 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "kvplan/budget.h"
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
@@ -467,22 +469,28 @@ std::uint64_t positive_flag(const Flags& f, const std::string& k, std::uint64_t 
   return v;
 }
 
-// Estimates used where an engine measures at start-up (documented in docs/engines.md).
-constexpr std::uint64_t kNonTorchBytes = 512 * MiB;
-constexpr std::uint64_t kCudaGraphBytes = 512 * MiB;
-constexpr std::uint64_t kCudaContextBytes = 512 * MiB;
-constexpr std::uint64_t kSamplerSeqs = 256;
+std::string fmt_ctx(std::uint64_t n) { return format_count(n); }
 
-// Activation peak of a profile run over `tokens` tokens on one rank.
-std::uint64_t activation_estimate(const ModelSpec& m, std::uint64_t tokens, std::uint64_t tp) {
-  std::uint64_t inter = m.dims.intermediate_size;
-  if (m.dims.num_experts && m.dims.moe_intermediate_size)
-    inter = std::max(inter, m.dims.moe_intermediate_size * std::max<std::uint64_t>(1, m.dims.experts_per_token));
-  const std::uint64_t per_token = checked_add(ceil_div(checked_mul(2, inter), tp), checked_mul(4, m.dims.hidden_size));
-  return checked_add(checked_product({tokens, per_token, 2}), checked_product({kSamplerSeqs, m.dims.vocab_size, 4}));
+// "-55.86 GiB" for a budget the fixed terms overran.
+std::string format_signed_gib(std::int64_t b) {
+  return b < 0 ? "-" + format_gib(static_cast<std::uint64_t>(-(b + 1)) + 1) : format_gib(static_cast<std::uint64_t>(b));
 }
 
-std::string fmt_ctx(std::uint64_t n) { return format_count(n); }
+// A byte value inside an engine command, as the engine reads it: vLLM's --kv-cache-memory takes
+// "3.81GiB" (a fraction of a unit, floored to whole bytes) as well as "4096000000".
+std::uint64_t engine_byte_value(const std::string& s, const char* flag) {
+  try {
+    return parse_bytes(s, flag);
+  } catch (const InputError&) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (!end || end == s.c_str() || !(v >= 0)) throw;
+    const std::uint64_t unit = parse_bytes(std::string("1") + end, flag);
+    const double bytes = std::floor(v * static_cast<double>(unit));
+    if (!(bytes < 1.8e19)) throw;
+    return static_cast<std::uint64_t>(bytes);
+  }
+}
 
 }  // namespace
 
@@ -494,9 +502,11 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   CheckResult r;
   r.source = d.source;
   r.name = d.name;
+  r.strict = o.strict;
   r.engine = std::string(engine_name(d.engine));
   r.gpu = o.gpu.empty() ? d.gpu : o.gpu;
-  if (r.gpu.empty()) throw InputError::value("--gpu", "", "a GPU name (e.g. H100, A100-80GB); see kvplan gpus");
+  if (r.gpu.empty() && !o.device)
+    throw InputError::value("--gpu", "", "a GPU name (e.g. H100, A100-80GB; see kvplan gpus), --gpu-memory or --gpu-file");
   const auto require_concurrency = o.require_concurrency ? o.require_concurrency : d.require_concurrency;
   const auto require_context = o.require_context ? o.require_context : d.require_context;
 
@@ -513,6 +523,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                {{"--block-size"}, FlagType::value},
                {{"--kv-cache-dtype"}, FlagType::value},
                {{"--max-num-batched-tokens"}, FlagType::value},
+               {{"--max-num-seqs"}, FlagType::value},
                {{"--gpu-memory-utilization"}, FlagType::value},
                {{"--kv-cache-memory", "--kv-cache-memory-bytes"}, FlagType::value},
                {{"--enable-prefix-caching"}, FlagType::boolean},
@@ -523,6 +534,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                {{"--mamba-ssm-cache-dtype"}, FlagType::value},
                {{"--disable-hybrid-kv-cache-manager"}, FlagType::boolean},
                {{"--num-gpu-blocks-override"}, FlagType::value},
+               {{"--cpu-offload-gb"}, FlagType::value},
                {{"--dtype"}, FlagType::value}};
       break;
     case EngineKind::sglang:
@@ -574,7 +586,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   if (!f.ignored.empty()) {
     std::string s;
     for (const auto& x : f.ignored) s += (s.empty() ? "" : ", ") + x;
-    r.notes.push_back("flags that do not change the KV cache were ignored: " + s);
+    r.notes.push_back("flags kvplan does not model were ignored: " + s);
   }
 
   // The model kvplan reads.
@@ -590,21 +602,59 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   r.model = m.name;
   if (d.engine == EngineKind::vllm && f.has("--dtype") && f.get("--dtype") != "auto") m.dtype = parse_dtype(f.get("--dtype"), "--dtype");
 
-  const Accelerator& acc = find_accelerator(r.gpu);
+  const Accelerator acc = o.device ? *o.device : find_accelerator(r.gpu);
   r.gpu = acc.name;
   r.gpu_memory_bytes = acc.memory_bytes;
   const WeightBytes wb = weight_bytes(m);
   const bool blackwell = acc.name.find("B200") != std::string::npos || acc.name.find("B100") != std::string::npos ||
                          acc.name.find("B300") != std::string::npos;
 
+  // The engine's own measurements, when a start-up log is given.
+  std::optional<EngineLogFigures> logf;
+  if (o.engine_log) {
+    logf = read_engine_log(*o.engine_log, d.engine, o.engine_log_source);
+    r.calibrated = true;
+    for (const auto& l : logf->lines_used) r.notes.push_back("engine log: " + l);
+  }
+
+  // The budget's terms (kvplan/budget.h) and the device total as the runtime sees it.
+  const MemoryBand band = runtime_memory_band(acc);
+  BudgetInput bin;
+  bin.engine = d.engine;
+  bin.device = {band.low, band.high};
+  bin.vllm_version = d.engine == EngineKind::vllm ? parse_vllm_version(o.engine_version) : VllmBudgetVersion::v1_graphs;
+
   std::uint64_t tp = 1, pp = 1, dp = 1;
-  auto add_check = [&](std::string name, bool ok, std::string required, std::string actual, std::string message) {
-    r.checks.push_back({std::move(name), ok, std::move(required), std::move(actual), message});
-    if (!ok) {
-      r.passed = false;
-      r.reasons.push_back(std::move(message));
-    }
+
+  // One evaluation of the engine at one end of the band. The unfavourable end (least memory for
+  // the KV cache) decides PASS; the favourable end decides FAIL.
+  struct Outcome {
+    bool starts = true;
+    std::int64_t kv_memory = 0;       // signed: negative when the fixed terms exceed the budget
+    std::uint64_t kv_tokens = 0, context = 0, max_fitting_context = 0;
+    std::uint64_t request_bytes = 0;  // one full-length request (vLLM), for the margin
+    double max_concurrency = 0;
+    std::string error;
+    bool weights_exceed = false;
+    std::vector<std::string> log_lines, notes;
+    nlohmann::json engine_result;
   };
+  EngineBudget budget;
+  auto pick = [](const ByteBand& b, bool fav) { return fav ? b.low : b.high; };  // terms: low is favourable
+  auto device_at = [&](bool fav) { return fav ? budget.device.high : budget.device.low; };
+  auto term_at = [&](std::string_view name, bool fav) -> std::uint64_t {
+    if (BudgetTerm* t = budget.find(name)) return fav ? t->low : t->high;
+    return 0;
+  };
+  auto measured = [&](std::string_view name, const std::optional<ByteBand>& b) {
+    if (!b) return;
+    if (BudgetTerm* t = budget.find(name)) *t = {t->name, b->low, b->high, "measured (engine log)", t->source};
+  };
+  auto signed_of = [](std::uint64_t a, std::uint64_t b) {
+    return a >= b ? static_cast<std::int64_t>(a - b) : -static_cast<std::int64_t>(b - a);
+  };
+  std::function<Outcome(bool)> evaluate;
+  std::uint64_t weights_per_gpu = 0;
 
   switch (d.engine) {
     case EngineKind::vllm: {
@@ -620,7 +670,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       if (f.has("--kv-cache-dtype")) v.kv_cache_dtype = f.get("--kv-cache-dtype");
       v.max_num_batched_tokens = positive_flag(f, "--max-num-batched-tokens", 8192);
       v.gpu_memory_utilization = flag_double(f, "--gpu-memory-utilization", 0.9);
-      if (f.has("--kv-cache-memory")) v.kv_cache_memory_bytes = parse_bytes(f.get("--kv-cache-memory"), "--kv-cache-memory");
+      if (f.has("--kv-cache-memory")) v.kv_cache_memory_bytes = engine_byte_value(f.get("--kv-cache-memory"), "--kv-cache-memory");
       if (f.has("--attention-backend")) v.attention_backend = f.get("--attention-backend");
       if (f.has("--mamba-cache-mode")) v.mamba_cache_mode = f.get("--mamba-cache-mode");
       if (f.has("--mamba-ssm-cache-dtype")) v.mamba_ssm_cache_dtype = f.get("--mamba-ssm-cache-dtype");
@@ -628,35 +678,62 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       v.disable_hybrid_kv_cache_manager = flag_bool(f, "--disable-hybrid-kv-cache-manager");
       if (f.has("--num-gpu-blocks-override")) v.num_gpu_blocks_override = flag_uint(f, "--num-gpu-blocks-override", 0);
       v.blackwell = blackwell;
-      v.gpu_memory_bytes = acc.memory_bytes;
-      v.weights_bytes = ceil_div(wb.total, tp * pp);
-      v.activation_peak_bytes = activation_estimate(m, v.max_num_batched_tokens, tp);
-      v.non_torch_bytes = tp > 1 ? 2 * kNonTorchBytes : kNonTorchBytes;
-      v.cudagraph_bytes = flag_bool(f, "--enforce-eager") ? 0 : kCudaGraphBytes;
-      if (!v.kv_cache_memory_bytes)
-        r.notes.push_back("estimated per GPU: weights " + format_gib(v.weights_bytes) + ", activation peak " +
-                          format_gib(v.activation_peak_bytes) + ", non-torch " + format_gib(v.non_torch_bytes) +
-                          ", CUDA graphs " + format_gib(v.cudagraph_bytes) + " (vLLM measures these at start-up)");
-      VllmResult e = vllm_profile(m, v);
-      if (auto_fit && !e.starts && e.max_fitting_len > 0) {
-        // --max-model-len -1: vLLM searches the largest length that fits and starts with it.
-        const std::uint64_t from = e.max_model_len;
-        v.max_model_len = e.max_fitting_len;
-        e = vllm_profile(m, v);
-        e.log_lines.insert(e.log_lines.begin(), "Auto-fit max_model_len: reduced from " + std::to_string(from) + " to " +
-                                                    std::to_string(v.max_model_len));
+      weights_per_gpu = ceil_div(wb.total, tp * pp);
+      if (f.has("--cpu-offload-gb")) {
+        // vLLM keeps --cpu-offload-gb GiB of each GPU's weights in host memory (vllm/model_executor/models/utils.py
+        // maybe_offload_to_cpu: cpu_offload_gb * 1024**3 bytes).
+        const double gb = std::strtod(f.get("--cpu-offload-gb").c_str(), nullptr);
+        if (!(gb >= 0)) throw InputError::value("--cpu-offload-gb", f.get("--cpu-offload-gb"), "a non-negative number of GiB");
+        const auto off = static_cast<std::uint64_t>(gb * static_cast<double>(GiB));
+        r.notes.push_back("--cpu-offload-gb: " + format_gib(std::min(off, weights_per_gpu)) + " of each GPU's weights stay in host memory");
+        weights_per_gpu = off >= weights_per_gpu ? 0 : weights_per_gpu - off;
       }
-      r.starts = e.starts;
-      r.kv_budget_bytes = e.available_kv_bytes;
-      r.kv_cache_tokens = e.kv_cache_tokens;
-      r.context = e.max_model_len;
-      r.max_concurrency = e.max_concurrency;
-      r.max_fitting_context = e.max_fitting_len;
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      r.engine_result = to_json(e);
-      add_check("starts", e.starts, "one request of max-model-len fits", e.starts ? "fits" : "does not fit",
-                e.starts ? "vLLM starts" : "vLLM fails at start-up: " + e.error);
+      bin.weights_bytes = weights_per_gpu;
+      bin.tp = tp;
+      bin.max_num_batched_tokens = v.max_num_batched_tokens;
+      bin.sampler_seqs = std::min<std::uint64_t>(flag_uint(f, "--max-num-seqs", 256), v.max_num_batched_tokens);
+      bin.enforce_eager = flag_bool(f, "--enforce-eager");
+      budget = engine_budget(m, bin);
+      if (logf) {
+        measured("weights", logf->weights_bytes);
+        measured("CUDA graphs", logf->cudagraph_bytes);
+        measured("activation peak", logf->activation_bytes);
+        if (logf->total_bytes) budget.device = *logf->total_bytes, budget.device_basis = "measured (engine log)";
+      }
+      evaluate = [&, v, auto_fit](bool fav) {
+        VllmOptions x = v;
+        x.gpu_memory_bytes = device_at(fav);
+        x.weights_bytes = term_at("weights", fav);
+        x.activation_peak_bytes = term_at("activation peak", fav);
+        x.non_torch_bytes = term_at(budget.terms.size() > 2 ? budget.terms[2].name : "", fav);
+        x.cudagraph_bytes = term_at("CUDA graphs", fav);
+        if (logf && logf->available_kv_bytes && !x.kv_cache_memory_bytes) x.available_kv_bytes = fav ? logf->available_kv_bytes->high : logf->available_kv_bytes->low;
+        if (logf && logf->gpu_blocks) x.num_gpu_blocks_override = logf->gpu_blocks;  // the exact count beats the rounded GiB
+        VllmResult e = vllm_profile(m, x);
+        if (auto_fit && !e.starts && e.max_fitting_len > 0) {
+          // --max-model-len -1: vLLM searches the largest length that fits and starts with it.
+          const std::uint64_t from = e.max_model_len;
+          x.max_model_len = e.max_fitting_len;
+          e = vllm_profile(m, x);
+          e.log_lines.insert(e.log_lines.begin(), "Auto-fit max_model_len: reduced from " + std::to_string(from) + " to " +
+                                                      std::to_string(x.max_model_len));
+        }
+        Outcome out;
+        out.starts = e.starts;
+        out.kv_memory = x.available_kv_bytes || x.kv_cache_memory_bytes ? static_cast<std::int64_t>(e.available_kv_bytes) : e.budget_bytes;
+        out.kv_tokens = e.kv_cache_tokens;
+        out.context = e.max_model_len;
+        out.max_concurrency = e.max_concurrency;
+        out.max_fitting_context = e.max_fitting_len;
+        out.request_bytes = e.request_bytes;
+        const std::uint64_t usable = static_cast<std::uint64_t>(std::ceil(x.gpu_memory_utilization * static_cast<double>(x.gpu_memory_bytes)));
+        out.weights_exceed = !x.available_kv_bytes && !x.kv_cache_memory_bytes && x.weights_bytes >= usable;
+        out.error = e.error;
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        out.engine_result = to_json(e);
+        return out;
+      };
       break;
     }
     case EngineKind::sglang: {
@@ -682,26 +759,49 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       s.disable_radix_cache = flag_bool(f, "--disable-radix-cache");
       s.disable_hybrid_swa_memory = flag_bool(f, "--disable-hybrid-swa-memory");
       s.blackwell = blackwell;
-      s.gpu_memory_bytes = acc.memory_bytes;
-      s.free_before_bytes = acc.memory_bytes > kCudaContextBytes ? acc.memory_bytes - kCudaContextBytes : 0;
-      s.weights_bytes = ceil_div(wb.total, tp * pp);
-      r.notes.push_back("estimated per GPU: free memory before weights " + format_gib(s.free_before_bytes) +
-                        " (total less 0.5 GiB CUDA context), weights " + format_gib(s.weights_bytes) + "");
-      SglangResult e = sglang_profile(m, s);
-      r.starts = e.starts;
-      r.kv_budget_bytes = e.rest_bytes;
-      r.kv_cache_tokens = e.max_total_num_tokens;
-      r.context = e.context_length;
-      r.max_concurrency = e.max_concurrency;
-      r.max_fitting_context = std::min(e.context_length, e.max_total_num_tokens);
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      r.engine_result = to_json(e);
-      add_check("starts", e.starts, "a KV pool > 0 tokens", format_count(e.max_total_num_tokens) + " tokens",
-                e.starts ? "SGLang starts" : "SGLang fails at start-up: " + e.error);
-      if (e.starts && e.max_total_num_tokens < e.context_length)
-        r.notes.push_back("the KV pool (" + format_count(e.max_total_num_tokens) + " tokens) is smaller than context_length " +
-                          format_count(e.context_length) + ": one full-length request cannot be served");
+      weights_per_gpu = ceil_div(wb.total, tp * pp);
+      bin.weights_bytes = weights_per_gpu;
+      bin.tp = tp;
+      budget = engine_budget(m, bin);
+      if (logf) measured("weights", logf->weights_bytes);
+      evaluate = [&, s](bool fav) {
+        SglangOptions x = s;
+        x.gpu_memory_bytes = device_at(fav);
+        const std::uint64_t before = checked_add(term_at("CUDA context", fav), term_at("NCCL buffers", fav));
+        x.free_before_bytes = x.gpu_memory_bytes > before ? x.gpu_memory_bytes - before : 0;
+        x.weights_bytes = term_at("weights", fav);
+        if (logf && logf->kv_tokens) {
+          // The pool the engine allocated: "max_total_num_tokens=N" exactly, or "#tokens: N" which may
+          // include the one padding page (so N - page .. N).
+          SglangOptions probe = x;
+          probe.rest_bytes = GiB;
+          const SglangResult p = sglang_profile(m, probe);
+          const bool rows = logf->lines_used.end() == std::find_if(logf->lines_used.begin(), logf->lines_used.end(), [](const std::string& l) {
+                              return l.find("max_total_num_tokens=") != std::string::npos;
+                            });
+          const std::uint64_t tokens = rows && !fav && *logf->kv_tokens > p.page_size ? *logf->kv_tokens - p.page_size : *logf->kv_tokens;
+          x.max_total_tokens = tokens;
+          x.rest_bytes = checked_mul(checked_add(tokens, p.page_size), std::max<std::uint64_t>(p.cell_size, 1));
+        }
+        SglangResult e = sglang_profile(m, x);
+        Outcome out;
+        out.starts = e.starts;
+        const std::uint64_t usable_after = static_cast<std::uint64_t>(static_cast<double>(x.free_before_bytes) * e.mem_fraction_static);
+        out.kv_memory = x.rest_bytes ? static_cast<std::int64_t>(*x.rest_bytes) : signed_of(usable_after, x.weights_bytes);
+        out.weights_exceed = !x.rest_bytes && x.weights_bytes >= usable_after;
+        out.kv_tokens = e.max_total_num_tokens;
+        out.context = e.context_length;
+        out.max_concurrency = e.max_concurrency;
+        out.max_fitting_context = std::min(e.context_length, e.max_total_num_tokens);
+        out.error = e.error;
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        if (e.starts && e.max_total_num_tokens < e.context_length)
+          out.notes.push_back("the KV pool (" + format_count(e.max_total_num_tokens) + " tokens) is smaller than context_length " +
+                              format_count(e.context_length) + ": one full-length request cannot be served");
+        out.engine_result = to_json(e);
+        return out;
+      };
       break;
     }
     case EngineKind::llamacpp: {
@@ -718,28 +818,41 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       l.kv_unified = flag_bool(f, "--kv-unified");
       l.swa_full = flag_bool(f, "--swa-full");
       if (f.has("--flash-attn")) l.flash_attn = f.get("--flash-attn");
-      LlamaCppResult e = llamacpp_profile(m, l);
-      // Layer split over the GPUs: weights + cache + compute buffer must fit on the devices.
-      const std::uint64_t compute = checked_add(checked_product({e.n_ubatch, m.dims.vocab_size, 4}), 256 * MiB);
-      const std::uint64_t need = checked_add(checked_add(wb.total, e.total_bytes), compute);
       const std::uint64_t n_gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : 1);
-      const std::uint64_t have = checked_mul(n_gpus, acc.memory_bytes > kCudaContextBytes ? acc.memory_bytes - kCudaContextBytes : 0);
-      r.kv_budget_bytes = have > checked_add(wb.total, compute) ? (have - wb.total - compute) / n_gpus : 0;
-      r.starts = need <= have;
-      r.kv_cache_tokens = checked_mul(e.cells, e.n_stream);
-      r.context = e.n_ctx_seq;
-      r.max_concurrency = e.kv_unified ? static_cast<double>(e.n_ctx / e.n_ctx_seq) : static_cast<double>(e.n_seq_max);
-      r.max_fitting_context = e.n_ctx_seq;
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      r.notes.push_back("estimated: weights " + format_gib(wb.total) + " + cache " + format_gib(e.total_bytes) +
-                        " + compute buffer " + format_gib(compute) + " across " + std::to_string(n_gpus) +
-                        " GPU(s) (layer split), 0.5 GiB CUDA context each; --fit is not modelled");
-      r.engine_result = to_json(e);
-      add_check("starts", r.starts, "weights + cache + compute <= GPU memory", format_gib(need) + " of " + format_gib(have) + "",
-                r.starts ? "llama-server fits: " + format_gib(need) + " of " + format_gib(have) + ""
-                         : "llama-server does not fit: weights + KV cache + compute buffer need " + format_gib(need) +
-                               " but " + std::to_string(n_gpus) + " x " + acc.name + " hold " + format_gib(have) + "");
+      weights_per_gpu = ceil_div(wb.total, n_gpus);
+      const LlamaCppResult e = llamacpp_profile(m, l);
+      bin.weights_bytes = weights_per_gpu;
+      bin.ubatch = e.n_ubatch;
+      budget = engine_budget(m, bin);
+      // The layer split spreads weights, cache and compute over the GPUs: compared in total.
+      if (logf) {
+        if (logf->llama_model_bytes) measured("weights", ByteBand{logf->llama_model_bytes->low / n_gpus, ceil_div(logf->llama_model_bytes->high, n_gpus)});
+        if (logf->llama_compute_bytes) measured("compute buffer", ByteBand{logf->llama_compute_bytes->low / n_gpus, ceil_div(logf->llama_compute_bytes->high, n_gpus)});
+      }
+      evaluate = [&, e, n_gpus](bool fav) {
+        Outcome out;
+        std::uint64_t cache = e.total_bytes;
+        if (logf && logf->llama_kv_bytes) cache = fav ? logf->llama_kv_bytes->low : logf->llama_kv_bytes->high;
+        const std::uint64_t fixed = checked_mul(n_gpus, checked_add(checked_add(term_at("weights", fav), term_at("compute buffer", fav)),
+                                                                     term_at("CUDA context", fav)));
+        const std::uint64_t have = checked_mul(n_gpus, device_at(fav));
+        const std::uint64_t need = checked_add(fixed, cache);
+        out.starts = need <= have;
+        out.kv_memory = signed_of(have / n_gpus, fixed / n_gpus);
+        out.weights_exceed = term_at("weights", fav) >= device_at(fav);
+        out.kv_tokens = checked_mul(e.cells, e.n_stream);
+        out.context = e.n_ctx_seq;
+        out.max_concurrency = e.kv_unified ? static_cast<double>(e.n_ctx / e.n_ctx_seq) : static_cast<double>(e.n_seq_max);
+        out.max_fitting_context = e.n_ctx_seq;
+        out.request_bytes = need > have ? need - have : 0;
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        if (!out.starts)
+          out.error = "weights + KV cache + compute buffer need " + format_gib(need) + " but " + std::to_string(n_gpus) + " x " +
+                      acc.name + " hold " + format_gib(have);
+        out.engine_result = to_json(e);
+        return out;
+      };
       tp = 1;
       pp = n_gpus;
       break;
@@ -784,64 +897,189 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
         }
         if (y.contains("enable_attention_dp") && y["enable_attention_dp"].is_boolean()) t.enable_attention_dp = y["enable_attention_dp"].get<bool>();
       }
-      t.gpu_memory_bytes = acc.memory_bytes;
-      const std::uint64_t weights = ceil_div(wb.total, tp * pp);
-      t.peak_bytes = checked_add(checked_add(weights, activation_estimate(m, max_num_tokens, tp)), kNonTorchBytes);
-      TrtllmResult pre = trtllm_profile(m, t);  // for the Mamba slots
-      t.peak_bytes = checked_add(t.peak_bytes, pre.mamba_bytes);
-      r.notes.push_back("estimated per GPU: profiled peak " + format_gib(t.peak_bytes) + " (weights " + format_gib(weights) +
-                        " + activations + 0.5 GiB non-torch" + (pre.mamba_bytes ? " + Mamba slots" : std::string()) + ")");
-      if (t.peak_bytes >= t.gpu_memory_bytes) {
-        t.peak_bytes = t.gpu_memory_bytes;
-      }
-      TrtllmResult e = trtllm_profile(m, t);
-      r.starts = e.starts && t.peak_bytes < t.gpu_memory_bytes;
-      r.kv_budget_bytes = e.kv_memory_bytes;
-      r.kv_cache_tokens = e.max_tokens;
-      r.context = e.max_seq_len;
-      r.max_concurrency = e.max_concurrency;
-      r.max_fitting_context = e.max_seq_len;
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      r.engine_result = to_json(e);
-      add_check("starts", r.starts, "weights + a KV block fit", r.starts ? "fits" : "does not fit",
-                r.starts ? "TensorRT-LLM starts" : "TensorRT-LLM cannot start: the weights and profiled peak leave no KV cache memory");
+      weights_per_gpu = ceil_div(wb.total, tp * pp);
+      bin.weights_bytes = weights_per_gpu;
+      bin.tp = tp;
+      bin.max_num_batched_tokens = max_num_tokens;
+      budget = engine_budget(m, bin);
+      if (logf) measured("weights", logf->weights_bytes);
+      evaluate = [&, t](bool fav) {
+        TrtllmOptions x = t;
+        x.gpu_memory_bytes = device_at(fav);
+        std::uint64_t peak = 0;
+        for (const auto& term : budget.terms) peak = checked_add(peak, fav ? term.low : term.high);
+        TrtllmResult pre = trtllm_profile(m, x);  // for the Mamba slots
+        peak = checked_add(peak, pre.mamba_bytes);
+        const bool fits = peak < x.gpu_memory_bytes;
+        x.peak_bytes = std::min(peak, x.gpu_memory_bytes);
+        if (logf && logf->kv_tokens) {
+          TrtllmOptions probe = x;
+          probe.kv_memory_bytes = GiB;
+          const TrtllmResult p = trtllm_profile(m, probe);
+          x.max_tokens = *logf->kv_tokens;
+          x.kv_memory_bytes = checked_mul(checked_add(*logf->kv_tokens, x.tokens_per_block), std::max<std::uint64_t>(p.bytes_per_token, 1));
+        }
+        TrtllmResult e = trtllm_profile(m, x);
+        Outcome out;
+        out.starts = e.starts && (fits || x.kv_memory_bytes.has_value());
+        out.kv_memory = x.kv_memory_bytes ? static_cast<std::int64_t>(e.kv_memory_bytes) : signed_of(x.gpu_memory_bytes, peak);
+        out.weights_exceed = !x.kv_memory_bytes && term_at("weights", fav) >= x.gpu_memory_bytes;
+        out.kv_tokens = e.max_tokens;
+        out.context = e.max_seq_len;
+        out.max_concurrency = e.max_concurrency;
+        out.max_fitting_context = e.max_seq_len;
+        out.error = out.starts ? "" : (e.error.empty() ? "the weights and profiled peak leave no KV cache memory" : e.error);
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        out.engine_result = to_json(e);
+        return out;
+      };
       break;
     }
   }
+  if (budget.device_basis.empty()) budget.device_basis = band.basis;
+
+  Outcome worst = evaluate(false), best = evaluate(true);
+  if (logf && logf->failure) {
+    // The engine said it did not start: no end of any band makes it start.
+    for (Outcome* x : {&worst, &best}) {
+      x->starts = false;
+      x->error = "the engine log says it did not start: " + *logf->failure;
+    }
+  }
+
   r.tp = tp;
   r.pp = pp;
   r.gpus_needed = tp * pp * dp;
   r.gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : r.gpus_needed);
-  r.weights_bytes_per_gpu = ceil_div(wb.total, tp * pp);
-  if (d.engine != EngineKind::llamacpp)
-    add_check("gpus", r.gpus >= r.gpus_needed, std::to_string(r.gpus_needed), std::to_string(r.gpus),
-              r.gpus >= r.gpus_needed ? "GPU count suffices"
-                                      : "the command needs " + std::to_string(r.gpus_needed) + " GPUs (tp x pp" +
-                                            std::string(dp > 1 ? " x dp" : "") + ") but --gpus is " + std::to_string(r.gpus));
+  r.weights_bytes_per_gpu = weights_per_gpu;
+  r.starts = worst.starts;
+  r.kv_memory_bytes = worst.kv_memory;
+  r.kv_memory_favourable_bytes = best.kv_memory;
+  r.kv_budget_bytes = worst.kv_memory > 0 ? static_cast<std::uint64_t>(worst.kv_memory) : 0;
+  r.kv_cache_tokens = worst.kv_tokens;
+  r.kv_cache_tokens_favourable = best.kv_tokens;
+  r.context = worst.context;
+  r.max_concurrency = worst.max_concurrency;
+  r.max_concurrency_favourable = best.max_concurrency;
+  r.max_fitting_context = worst.max_fitting_context;
+  r.log_lines = worst.log_lines;
+  for (const auto& n : worst.notes) r.notes.push_back(n);
+  for (const auto& n : budget.notes) r.notes.push_back(n);
+  r.engine_result = worst.engine_result;
+  r.device_low_bytes = budget.device.low;
+  r.device_high_bytes = budget.device.high;
+  r.device_basis = budget.device_basis;
+  r.budget = budget.terms;
+  r.engine_version = d.engine == EngineKind::vllm ? std::string(vllm_version_name(bin.vllm_version)) : r.engine;
+
+  // A check holds at both ends (PASS), at neither (FAIL), or only at the favourable end (UNCERTAIN).
+  auto add_check = [&](std::string name, bool ok_worst, bool ok_best, std::string required, std::string actual, std::string message) {
+    const Verdict v = ok_worst ? Verdict::pass : (ok_best ? Verdict::uncertain : Verdict::fail);
+    r.checks.push_back({std::move(name), ok_worst, std::move(required), std::move(actual), message, v});
+    if (v == Verdict::fail) r.verdict = Verdict::fail;
+    else if (v == Verdict::uncertain && r.verdict == Verdict::pass) r.verdict = Verdict::uncertain;
+    if (v != Verdict::pass) r.reasons.push_back(std::move(message));
+  };
+
+  // Starts.
+  {
+    const std::string eng = d.engine == EngineKind::vllm ? "vLLM" : d.engine == EngineKind::sglang ? "SGLang"
+                            : d.engine == EngineKind::trtllm ? "TensorRT-LLM" : "llama-server";
+    std::string msg;
+    if (worst.starts) {
+      msg = eng + " starts";
+    } else if (best.weights_exceed) {
+      // Weights alone exceed what the engine may use: more memory fraction cannot help.
+      // Room for weights per GPU at the favourable end: what the KV cache got plus the weights.
+      const std::uint64_t per_gpu_room =
+          best.kv_memory + static_cast<std::int64_t>(weights_per_gpu) > 0 ? static_cast<std::uint64_t>(best.kv_memory + static_cast<std::int64_t>(weights_per_gpu)) : 0;
+      const std::uint64_t need_shards = per_gpu_room ? ceil_div(wb.total, per_gpu_room) : 0;
+      std::uint64_t shards = 1;
+      while (shards < need_shards) shards *= 2;
+      msg = eng + " cannot start: the weights alone (" + format_gib(weights_per_gpu) + " per GPU) exceed the memory it may use on " +
+            acc.name + " (KV memory " + format_signed_gib(best.kv_memory) + " per GPU); use more GPUs (about " +
+            std::to_string(shards) + "-way tensor/pipeline parallel) or quantized weights (fp8, int4)";
+    } else if (!best.starts) {
+      msg = eng + " fails at start-up: " + best.error;
+    } else {
+      msg = eng + " may fail at start-up (it starts at the favourable end of the memory band only): " + worst.error;
+    }
+    add_check("starts", worst.starts, best.starts, "starts",
+              worst.starts ? "starts" : best.starts ? "uncertain" : "does not start", msg);
+  }
+  if (d.engine != EngineKind::llamacpp) {
+    const bool ok = r.gpus >= r.gpus_needed;
+    add_check("gpus", ok, ok, std::to_string(r.gpus_needed), std::to_string(r.gpus),
+              ok ? "GPU count suffices"
+                 : "the command needs " + std::to_string(r.gpus_needed) + " GPUs (tp x pp" + std::string(dp > 1 ? " x dp" : "") +
+                       ") but --gpus is " + std::to_string(r.gpus));
+  }
   if (require_context) {
-    const bool ok = r.starts && r.context >= *require_context && r.max_fitting_context >= *require_context;
-    add_check("context", ok, fmt_ctx(*require_context), fmt_ctx(std::min(r.context, r.max_fitting_context)),
-              ok ? "context " + fmt_ctx(r.context) + " >= " + fmt_ctx(*require_context)
+    auto holds = [&](const Outcome& x) {
+      return x.starts && x.context >= *require_context && x.max_fitting_context >= *require_context;
+    };
+    const bool ok = holds(worst);
+    add_check("context", ok, holds(best), fmt_ctx(*require_context), fmt_ctx(std::min(worst.context, worst.max_fitting_context)),
+              ok ? "context " + fmt_ctx(worst.context) + " >= " + fmt_ctx(*require_context)
                  : "required context " + fmt_ctx(*require_context) + " tokens, but the deployment serves at most " +
-                       fmt_ctx(r.starts ? std::min(r.context, r.max_fitting_context) : r.max_fitting_context) + " tokens per request");
+                       fmt_ctx(worst.starts ? std::min(worst.context, worst.max_fitting_context) : worst.max_fitting_context) +
+                       " tokens per request" + (holds(best) ? " at the unfavourable end of the memory band" : ""));
   }
   if (require_concurrency) {
-    const bool ok = r.starts && r.max_concurrency + 1e-9 >= static_cast<double>(*require_concurrency);
-    add_check("concurrency", ok, std::to_string(*require_concurrency), format_fixed(r.max_concurrency, 2),
-              ok ? "concurrency " + format_fixed(r.max_concurrency, 2) + "x >= " + std::to_string(*require_concurrency)
-                 : "required concurrency " + std::to_string(*require_concurrency) + " at " + fmt_ctx(r.context) +
-                       " tokens, but the KV cache holds " + format_fixed(r.max_concurrency, 2) + "x");
+    auto holds = [&](const Outcome& x) { return x.starts && x.max_concurrency + 1e-9 >= static_cast<double>(*require_concurrency); };
+    const bool ok = holds(worst);
+    add_check("concurrency", ok, holds(best), std::to_string(*require_concurrency), format_fixed(worst.max_concurrency, 2),
+              ok ? "concurrency " + format_fixed(worst.max_concurrency, 2) + "x >= " + std::to_string(*require_concurrency)
+                 : "required concurrency " + std::to_string(*require_concurrency) + " at " + fmt_ctx(worst.context) +
+                       " tokens, but the KV cache holds " + format_fixed(worst.max_concurrency, 2) + "x" +
+                       (holds(best) ? " at the unfavourable end (" + format_fixed(best.max_concurrency, 2) + "x at the favourable end)" : ""));
+    if (!ok && worst.starts && worst.max_concurrency > 0 && worst.kv_memory > 0) {
+      const double need = static_cast<double>(worst.kv_memory) * (static_cast<double>(*require_concurrency) / worst.max_concurrency);
+      r.margin_bytes = std::max(r.margin_bytes, static_cast<std::uint64_t>(std::ceil(need)) - static_cast<std::uint64_t>(worst.kv_memory));
+    }
   }
+  if (!worst.starts && best.starts && worst.request_bytes && d.engine == EngineKind::vllm)
+    r.margin_bytes = std::max(r.margin_bytes, worst.kv_memory < 0 ? worst.request_bytes + static_cast<std::uint64_t>(-worst.kv_memory)
+                                                                   : worst.request_bytes - std::min<std::uint64_t>(worst.request_bytes, static_cast<std::uint64_t>(worst.kv_memory)));
+  if (r.verdict == Verdict::uncertain) {
+    r.margin = "certain to pass with " + (r.margin_bytes ? format_gib(r.margin_bytes) + " more" : std::string("more")) +
+               " KV memory per GPU at the unfavourable end of the band (the band spans " +
+               format_gib(budget.high() - budget.low() + (budget.device.high - budget.device.low)) +
+               " per GPU); give --engine-log with the engine's start-up log to measure it, or fix the KV memory in the command";
+    r.notes.push_back(r.margin);
+  }
+  r.passed = r.verdict == Verdict::pass;
   return r;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Formats
 // ---------------------------------------------------------------------------------------------
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "PASS";
+    case Verdict::uncertain: return "UNCERTAIN";
+    case Verdict::fail: return "FAIL";
+  }
+  return "FAIL";
+}
+
 nlohmann::json to_json(const CheckResult& r) {
   nlohmann::json j;
   j["passed"] = r.passed;
+  j["verdict"] = verdict_name(r.verdict);
+  j["strict"] = r.strict;
+  j["calibrated"] = r.calibrated;
+  j["budget_model"] = r.engine_version;
+  auto& terms = j["budget"] = nlohmann::json::array();
+  for (const auto& t : r.budget)
+    terms.push_back({{"name", t.name}, {"low_bytes", t.low}, {"high_bytes", t.high}, {"basis", t.basis}, {"source", t.source}});
+  j["device_memory"] = {{"low_bytes", r.device_low_bytes}, {"high_bytes", r.device_high_bytes}, {"basis", r.device_basis}};
+  j["favourable"] = {{"kv_memory_bytes", r.kv_memory_favourable_bytes}, {"kv_cache_tokens", r.kv_cache_tokens_favourable},
+                     {"max_concurrency", r.max_concurrency_favourable}};
+  j["margin_bytes"] = r.margin_bytes;
+  j["margin"] = r.margin;
   j["exit_code"] = r.exit_code();
   j["source"] = r.source;
   if (!r.name.empty()) j["name"] = r.name;
@@ -857,10 +1095,12 @@ nlohmann::json to_json(const CheckResult& r) {
   j["context"] = r.context;
   j["max_concurrency"] = r.max_concurrency;
   j["max_fitting_context"] = r.max_fitting_context;
-  j["per_gpu"] = {{"memory_bytes", r.gpu_memory_bytes}, {"weights_bytes", r.weights_bytes_per_gpu}, {"kv_budget_bytes", r.kv_budget_bytes}};
+  j["per_gpu"] = {{"memory_bytes", r.gpu_memory_bytes}, {"weights_bytes", r.weights_bytes_per_gpu}, {"kv_budget_bytes", r.kv_budget_bytes},
+                  {"kv_memory_bytes", r.kv_memory_bytes}};
   auto& cs = j["checks"] = nlohmann::json::array();
   for (const auto& c : r.checks)
-    cs.push_back({{"name", c.name}, {"ok", c.ok}, {"required", c.required}, {"actual", c.actual}, {"message", c.message}});
+    cs.push_back({{"name", c.name}, {"ok", c.ok}, {"status", verdict_name(c.status)}, {"required", c.required}, {"actual", c.actual},
+                  {"message", c.message}});
   j["reasons"] = r.reasons;
   j["reason"] = r.reasons.empty() ? "" : r.reasons.front();
   j["notes"] = r.notes;
@@ -877,7 +1117,8 @@ std::string headline(const CheckResult& r) {
 }
 std::string summary(const CheckResult& r) {
   std::ostringstream os;
-  if (!r.starts) os << "does not start";
+  if (!r.starts && r.verdict == Verdict::fail) os << "does not start";
+  else if (!r.starts) os << "may not start (KV memory " << format_signed_gib(r.kv_memory_bytes) << " per GPU at the unfavourable end)";
   else
     os << format_count(r.kv_cache_tokens) << " KV tokens, max concurrency " << format_fixed(r.max_concurrency, 2) << "x at "
        << format_count(r.context) << " tokens";
@@ -920,8 +1161,17 @@ std::string xml(const std::string& s) {
 
 std::string format_check_text(const CheckResult& r) {
   std::ostringstream os;
-  os << (r.passed ? "PASS" : "FAIL") << ": " << headline(r) << ": " << summary(r) << "\n";
-  for (const auto& c : r.checks) os << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << ": " << c.message << "\n";
+  os << verdict_name(r.verdict) << ": " << headline(r) << ": " << summary(r) << "\n";
+  for (const auto& c : r.checks)
+    os << "  [" << (c.status == Verdict::pass ? "ok" : c.status == Verdict::fail ? "FAIL" : "UNCERTAIN") << "] " << c.name << ": "
+       << c.message << "\n";
+  os << "budget per GPU (" << r.engine_version << "): device " << format_gib(r.device_low_bytes) << " to "
+     << format_gib(r.device_high_bytes) << " (" << r.device_basis << ")\n";
+  for (const auto& t : r.budget)
+    os << "  - " << t.name << ": " << (t.low == t.high ? format_gib(t.low) : format_gib(t.low) + " to " + format_gib(t.high)) << " ["
+       << t.basis << "]\n";
+  os << "  = KV memory " << format_signed_gib(r.kv_memory_bytes) << " (unfavourable) to " << format_signed_gib(r.kv_memory_favourable_bytes)
+     << " (favourable)\n";
   if (!r.log_lines.empty()) {
     os << "engine log lines:\n";
     for (const auto& l : r.log_lines) os << "  " << l << "\n";
@@ -934,7 +1184,8 @@ std::string format_check_github(const CheckResult& r) {
   std::ostringstream os;
   const std::string file = r.source == "command line" ? "" : "file=" + gh_prop(r.source) + ",";
   for (const auto& c : r.checks)
-    if (!c.ok) os << "::error " << file << "title=" << gh_prop("kvplan check: " + c.name) << "::" << gh_escape(c.message) << "\n";
+    if (c.status == Verdict::uncertain) os << "::warning " << file << "title=" << gh_prop("kvplan check uncertain: " + c.name) << "::" << gh_escape(c.message) << "\n";
+    else if (!c.ok) os << "::error " << file << "title=" << gh_prop("kvplan check: " + c.name) << "::" << gh_escape(c.message) << "\n";
   if (r.passed) os << "::notice " << file << "title=kvplan check passed::" << gh_escape(headline(r) + ": " + summary(r)) << "\n";
   for (const auto& n : r.notes) os << "::debug::" << gh_escape(n) << "\n";
   return os.str();

@@ -94,6 +94,13 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   return out;
 }
 
+std::uint64_t parse_memory_size(std::string_view text, std::string_view what) {
+  Number n;
+  if (!parse_number(text, n) || n.rest.empty() || lower(n.rest) == "b")
+    throw InputError::value(what, text, "a size with a unit such as 24GB, 80GiB or 512MiB (a bare number is not a memory size)");
+  return parse_bytes(text, what);
+}
+
 std::uint64_t parse_tokens(std::string_view text, std::string_view what) {
   Number n;
   const char* expected = "a token count such as 4096, 32k (32,768), 128k or 1M (1,048,576)";

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""The engine's memory budget in `kvplan check`: the GPU catalog, --gpu-memory / --gpu-file, the
+tri-state verdict (exit 0 PASS, 1 FAIL, 3 UNCERTAIN, --strict), --engine-log calibration on real
+start-up logs (tests/data/engine_logs, each with its source), and weights that exceed the GPU.
+Run: /usr/bin/python3 test_budget_cli.py <path-to-kvplan>"""
+import json
+import os
+import subprocess
+import sys
+
+KVPLAN = sys.argv[1]
+SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+LOGS = os.path.join(SRC, "tests", "data", "engine_logs")
+passed = failed = 0
+
+
+def run(*args):
+    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+
+
+LLAMA8B = "vllm serve meta-llama/Llama-3.1-8B"
+
+# The cards people run, by the names they type and as nvidia-smi prints them.
+for name, canon in [("RTX3090", "RTX3090-24GB"), ("3090", "RTX3090-24GB"), ("NVIDIA GeForce RTX 3090", "RTX3090-24GB"),
+                    ("4090", "RTX4090-24GB"), ("T4", "T4-16GB"), ("Tesla T4", "T4-16GB"), ("V100", "V100-32GB"),
+                    ("A10", "A10-24GB"), ("A30", "A30-24GB"), ("A40", "A40-48GB"), ("L40", "L40-48GB"), ("H20", "H20-96GB"),
+                    ("GB10", "GB10-128GB"), ("DGX Spark", "GB10-128GB"), ("MI210", "MI210-64GB"), ("MI250", "MI250-GCD-64GB"),
+                    ("M1-Max", "M1-Max-64GB"), ("M4-Pro", "M4-Pro-64GB"), ("Jetson-AGX-Orin", "Jetson-AGX-Orin-64GB"),
+                    ("RX7900XTX", "RX7900XTX-24GB"), ("Arc-A770", "Arc-A770-16GB"), ("RTX4080-SUPER", "RTX4080-SUPER-16GB"),
+                    ("H100 80GB HBM3", "H100-SXM-80GB"), ("A100-SXM4-80GB", "A100-80GB"), ("NVIDIA A100-SXM4-80GB", "A100-80GB")]:
+    rc, out, err = run("gpus", name, "--json")
+    ok = rc == 0 and json.loads(out)["name"] == canon
+    check(f"gpu {name!r}", ok, (rc, out[:120], err))
+# The 3090's nvidia-smi total (24,576 MiB, cited in data/gpus.json).
+rc, out, _ = run("gpus", "RTX3090", "--json")
+check("3090 memory", rc == 0 and json.loads(out)["memory_bytes"] == 24576 * 2**20, out[:200])
+
+# check runs on the new cards.
+rc, out, err = run("check", "--gpu", "RTX3090", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "4096")
+check("check --gpu RTX3090", rc in (0, 3) and json.loads(out)["gpu"] == "RTX3090-24GB", (rc, out[:200], err))
+
+# --gpu-memory: a unit is required; alone it is a custom device (check and plan).
+rc, out, err = run("check", "--gpu-memory", "20GiB", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "4096")
+j = json.loads(out) if rc in (0, 1, 3) else {}
+check("check --gpu-memory 20GiB", rc in (0, 1, 3) and j["device_memory"]["low_bytes"] == 20 * 2**30 == j["device_memory"]["high_bytes"],
+      (rc, out[:300], err))
+rc, out, err = run("check", "--gpu-memory", "24", "--", *LLAMA8B.split())
+check("bare --gpu-memory refused", rc == 2 and "--gpu-memory" in err and "unit" in err, (rc, err))
+rc, out, err = run("plan", "meta-llama/Llama-3.1-8B", "--gpu-memory", "20GiB", "--json")
+j = json.loads(out) if rc == 0 else {}
+check("plan --gpu-memory alone", rc == 0 and j["per_gpu"]["memory_bytes"] == 20 * 2**30 and j["decode_step_seconds"] == 0
+      and any("bandwidth" in n for n in j["notes"]), (rc, out[:300], err))
+rc, out, err = run("plan", "meta-llama/Llama-3.1-8B", "--gpu-memory", "24")
+check("plan bare --gpu-memory refused", rc == 2 and "unit" in err, (rc, err))
+
+# The verdict is tri-state and says why; the budget lists every term with a band.
+rc, out, err = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "32768")
+j = json.loads(out)
+names = [t["name"] for t in j["budget"]]
+check("H100 8B passes", rc == 0 and j["verdict"] == "PASS", (rc, j.get("verdict"), j.get("reason")))
+check("budget terms", names[:2] == ["weights", "activation peak"] and "CUDA graphs" in names
+      and all(t["low_bytes"] <= t["high_bytes"] for t in j["budget"]), names)
+check("band ends", j["favourable"]["kv_memory_bytes"] >= j["per_gpu"]["kv_memory_bytes"] > 0, j["favourable"])
+# Older vLLM: graphs outside the budget.
+rc, out, _ = run("check", "--gpu", "H100", "--engine-version", "0.10.1", "--format", "json", "--", *LLAMA8B.split())
+check("vLLM 0.10 has no graph term", rc == 0 and "CUDA graphs" not in [t["name"] for t in json.loads(out)["budget"]], out[:200])
+rc, out, err = run("check", "--gpu", "H100", "--engine-version", "new", "--", *LLAMA8B.split())
+check("bad --engine-version", rc == 2 and "--engine-version" in err, err)
+
+# 8k tokens on a 3090 with 8B bf16 weights: starts only at the favourable end -> UNCERTAIN (3), --strict 1.
+args = ["check", "--gpu", "RTX3090", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "8192"]
+rc, out, _ = run(*args)
+j = json.loads(out)
+check("uncertain exit 3", rc == 3 and j["verdict"] == "UNCERTAIN" and j["exit_code"] == 3 and not j["passed"], (rc, j.get("verdict")))
+check("uncertain margin", j["margin_bytes"] > 0 and "more KV memory per GPU" in j["margin"], j.get("margin"))
+rc, out, _ = run(*args[:1], "--strict", *args[1:])
+check("--strict", rc == 1 and json.loads(out)["exit_code"] == 1, rc)
+rc, out, _ = run("check", "--gpu", "RTX3090", "--format", "github", "--", *LLAMA8B.split(), "--max-model-len", "8192")
+check("github warning", rc == 3 and "::warning" in out, out)
+
+# Weights alone exceed the GPU: negative KV memory in JSON as in the text, and useful advice.
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B")
+j = json.loads(out)
+check("70B on one H100: FAIL", rc == 1 and j["verdict"] == "FAIL", rc)
+check("negative KV memory", j["per_gpu"]["kv_memory_bytes"] < 0 and j["per_gpu"]["kv_budget_bytes"] == 0, j["per_gpu"])
+check("advice", "more GPUs" in j["reason"] and "quantized" in j["reason"] and "gpu_memory_utilization" not in j["reason"], j["reason"])
+rc, out, _ = run("check", "--gpu", "H100", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B")
+check("negative KV memory in text", rc == 1 and "KV memory -" in out, out[:400])
+
+# --kv-cache-memory with a fractional unit, as vLLM takes it.
+rc, out, err = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "8192",
+                   "--kv-cache-memory", "3.81GiB")
+j = json.loads(out) if rc in (0, 1, 3) else {}
+check("--kv-cache-memory 3.81GiB", rc == 0 and j["per_gpu"]["kv_budget_bytes"] == int(3.81 * 2**30), (rc, out[:200], err))
+
+# --cpu-offload-gb takes weights off the GPU.
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split())
+w = json.loads(out)["budget"][0]["low_bytes"]
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--cpu-offload-gb", "4")
+check("--cpu-offload-gb", json.loads(out)["budget"][0]["low_bytes"] == w - 4 * 2**30, (w, out[:200]))
+
+# Real start-up logs: exact with the log, never PASS where the engine failed.
+with open(os.path.join(LOGS, "index.json")) as f:
+    index = json.load(f)["logs"]
+for e in index:
+    cmd = e["command"].split()
+    base = ["check", "--gpu", e["gpu"], "--engine-version", e["engine_version"], "--format", "json"]
+    rc, out, err = run(*base, "--engine-log", os.path.join(LOGS, e["file"]), "--", *cmd)
+    j = json.loads(out) if rc in (0, 1, 3) else {}
+    if e["started"]:
+        check(f"{e['file']} calibrated", rc == 0 and j["calibrated"] and j["kv_cache_tokens"] == e["tokens"]
+              and round(j["max_concurrency"], 2) == e["max_concurrency"], (rc, out[:300], err))
+    else:
+        check(f"{e['file']} calibrated fails", rc == 1 and j["verdict"] == "FAIL" and "did not start" in j["reason"], (rc, out[:300], err))
+    rc, out, err = run(*base, "--", *cmd)
+    j = json.loads(out) if rc in (0, 1, 3) else {}
+    if not e["started"]:
+        check(f"{e['file']} never PASS from the GPU alone", rc in (1, 3) and j["verdict"] != "PASS", (rc, j.get("verdict")))
+rc, out, err = run("check", "--gpu", "H100", "--engine-log", os.path.join(SRC, "README.md"), "--", *LLAMA8B.split())
+check("log without figures", rc == 2 and "--engine-log" in err, (rc, err))
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
