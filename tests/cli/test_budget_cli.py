@@ -109,6 +109,34 @@ w = json.loads(out)["budget"][0]["low_bytes"]
 rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--cpu-offload-gb", "4")
 check("--cpu-offload-gb", json.loads(out)["budget"][0]["low_bytes"] == w - 4 * 2**30, (w, out[:200]))
 
+# Expert parallelism: with dp 4 the routed experts split over tp x dp = 8 ranks, so fewer weights per GPU.
+qwen = "vllm serve Qwen/Qwen3-30B-A3B -tp 2 -dp 4"
+rc, out, _ = run("check", "--gpu", "H100", "--gpus", "8", "--format", "json", qwen)
+w_tp = json.loads(out)["budget"][0]["low_bytes"]
+rc, out, _ = run("check", "--gpu", "H100", "--gpus", "8", "--format", "json", qwen + " --enable-expert-parallel")
+w_ep = json.loads(out)["budget"][0]["low_bytes"]
+check("--enable-expert-parallel", 0 < w_ep < w_tp / 2, (w_tp, w_ep))
+
+# Speculative decoding: MTP weights and a draft layer's KV pages (fewer KV tokens); a model
+# without MTP layers is refused; a draft model adds its weights.
+dsv3 = "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 32768"
+rc, out, _ = run("check", "--gpu", "H200", "--gpus", "8", "--format", "json", dsv3)
+base = json.loads(out)
+rc, out, _ = run("check", "--gpu", "H200", "--gpus", "8", "--format", "json",
+                 dsv3 + " --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'")
+mtp = json.loads(out)
+check("MTP weights", mtp["budget"][0]["low_bytes"] > base["budget"][0]["low_bytes"], (mtp["budget"][0], base["budget"][0]))
+check("MTP KV pages", 0 < mtp["kv_cache_tokens"] < base["kv_cache_tokens"], (mtp["kv_cache_tokens"], base["kv_cache_tokens"]))
+rc, out, err = run("check", "--gpu", "H100", LLAMA8B + " --speculative-config '{\"method\": \"mtp\"}'")
+check("MTP without MTP layers", rc == 2 and "num_nextn_predict_layers" in err, (rc, err))
+rc, out, err = run("check", "--gpu", "H100", LLAMA8B + " --speculative-config 'not json'")
+check("bad --speculative-config", rc == 2 and "--speculative-config" in err, (rc, err))
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json",
+                 LLAMA8B + " --speculative-config '{\"method\": \"eagle\", \"model\": \"meta-llama/Llama-3.2-1B-Instruct\"}'")
+j = json.loads(out)
+rc0, out0, _ = run("check", "--gpu", "H100", "--format", "json", LLAMA8B)
+check("draft model weights", j["budget"][0]["low_bytes"] > json.loads(out0)["budget"][0]["low_bytes"], j["budget"][0])
+
 # Real start-up logs: exact with the log, never PASS where the engine failed.
 with open(os.path.join(LOGS, "index.json")) as f:
     index = json.load(f)["logs"]

@@ -535,6 +535,8 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                {{"--disable-hybrid-kv-cache-manager"}, FlagType::boolean},
                {{"--num-gpu-blocks-override"}, FlagType::value},
                {{"--cpu-offload-gb"}, FlagType::value},
+               {{"--enable-expert-parallel", "-ep"}, FlagType::boolean},
+               {{"--speculative-config"}, FlagType::value},
                {{"--dtype"}, FlagType::value}};
       break;
     case EngineKind::sglang:
@@ -678,7 +680,43 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       v.disable_hybrid_kv_cache_manager = flag_bool(f, "--disable-hybrid-kv-cache-manager");
       if (f.has("--num-gpu-blocks-override")) v.num_gpu_blocks_override = flag_uint(f, "--num-gpu-blocks-override", 0);
       v.blackwell = blackwell;
-      weights_per_gpu = ceil_div(wb.total, tp * pp);
+      // Expert parallelism (vLLM FusedMoE with --enable-expert-parallel): the routed experts are split
+      // over EP = tp x dp ranks; everything else is split over tp (and replicated per DP rank).
+      const bool ep = flag_bool(f, "--enable-expert-parallel");
+      weights_per_gpu = ep ? checked_add(ceil_div(wb.non_experts, tp * pp), ceil_div(wb.experts, tp * pp * dp))
+                           : ceil_div(wb.total, tp * pp);
+      if (ep && dp > 1) r.notes.push_back("--enable-expert-parallel: routed experts split over " + std::to_string(tp * dp) + " ranks");
+      // Speculative decoding: MTP / EAGLE draft layers hold weights and KV pages in the same pool.
+      std::uint64_t draft_layers = 0;
+      if (f.has("--speculative-config")) {
+        nlohmann::json sc;
+        try {
+          sc = nlohmann::json::parse(f.get("--speculative-config"));
+        } catch (const nlohmann::json::exception&) {
+          throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60), "a JSON object such as {\"method\": \"mtp\", \"num_speculative_tokens\": 1}");
+        }
+        if (!sc.is_object()) throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60), "a JSON object");
+        const std::string method = sc.contains("method") && sc["method"].is_string() ? sc["method"].get<std::string>() : "";
+        if (sc.contains("num_speculative_tokens") && sc["num_speculative_tokens"].is_number_unsigned())
+          v.num_speculative_tokens = sc["num_speculative_tokens"].get<std::uint64_t>();
+        if (method.find("mtp") != std::string::npos) {
+          if (wb.mtp == 0) throw InputError::value("--speculative-config method", method, "a model with MTP layers (num_nextn_predict_layers)");
+          weights_per_gpu = checked_add(weights_per_gpu, ceil_div(wb.mtp, tp));
+          draft_layers = 1;
+          r.notes.push_back("speculative " + method + ": MTP weights " + format_gib(ceil_div(wb.mtp, tp)) +
+                            " per GPU and one draft layer's KV pages (vLLM's MTP proposer)");
+        } else if (sc.contains("model") && sc["model"].is_string()) {
+          // A draft model (EAGLE head or a small model): its own weights, and its layers' KV in the pool.
+          const ModelSpec draft = load_model(sc["model"].get<std::string>());
+          weights_per_gpu = checked_add(weights_per_gpu, ceil_div(weight_bytes(draft).total, tp));
+          draft_layers = method.find("eagle") != std::string::npos ? 1 : draft.layers.size();
+          r.notes.push_back("speculative draft " + draft.name + ": weights " + format_gib(ceil_div(weight_bytes(draft).total, tp)) +
+                            " per GPU and " + std::to_string(draft_layers) + " draft layer(s) of KV pages, counted at the target's page size");
+        } else if (!method.empty() && method != "ngram" && method != "suffix") {
+          throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60),
+                                  "a \"model\" for the draft (EAGLE/EAGLE-3/draft model), or an MTP or ngram method");
+        }
+      }
       if (f.has("--cpu-offload-gb")) {
         // vLLM keeps --cpu-offload-gb GiB of each GPU's weights in host memory (vllm/model_executor/models/utils.py
         // maybe_offload_to_cpu: cpu_offload_gb * 1024**3 bytes).
@@ -700,7 +738,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
         measured("activation peak", logf->activation_bytes);
         if (logf->total_bytes) budget.device = *logf->total_bytes, budget.device_basis = "measured (engine log)";
       }
-      evaluate = [&, v, auto_fit](bool fav) {
+      evaluate = [&, v, auto_fit, draft_layers](bool fav) {
         VllmOptions x = v;
         x.gpu_memory_bytes = device_at(fav);
         x.weights_bytes = term_at("weights", fav);
@@ -710,6 +748,14 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
         if (logf && logf->available_kv_bytes && !x.kv_cache_memory_bytes) x.available_kv_bytes = fav ? logf->available_kv_bytes->high : logf->available_kv_bytes->low;
         if (logf && logf->gpu_blocks) x.num_gpu_blocks_override = logf->gpu_blocks;  // the exact count beats the rounded GiB
         VllmResult e = vllm_profile(m, x);
+        if (draft_layers && !x.num_gpu_blocks_override && e.budget_bytes > 0 && m.num_layers() > 0) {
+          // The draft's layers take pages from the same pool: the target keeps L / (L + d) of it.
+          const std::uint64_t pool = x.available_kv_bytes ? *x.available_kv_bytes : x.kv_cache_memory_bytes ? *x.kv_cache_memory_bytes
+                                                                                 : static_cast<std::uint64_t>(e.budget_bytes);
+          x.available_kv_bytes = pool / (m.num_layers() + draft_layers) * m.num_layers();
+          x.kv_cache_memory_bytes.reset();
+          e = vllm_profile(m, x);
+        }
         if (auto_fit && !e.starts && e.max_fitting_len > 0) {
           // --max-model-len -1: vLLM searches the largest length that fits and starts with it.
           const std::uint64_t from = e.max_model_len;
