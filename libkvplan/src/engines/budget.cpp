@@ -151,6 +151,17 @@ ByteBand add_band(const std::optional<ByteBand>& a, const ByteBand& b) {
   return {checked_add(a->low, b.low), checked_add(a->high, b.high)};
 }
 
+// For messages (engine_name lives in the report layer, above this one).
+std::string engine_label(EngineKind e) {
+  switch (e) {
+    case EngineKind::vllm: return "vLLM";
+    case EngineKind::sglang: return "SGLang";
+    case EngineKind::trtllm: return "TensorRT-LLM";
+    case EngineKind::llamacpp: return "llama.cpp";
+  }
+  return "the engine";
+}
+
 std::uint64_t unit_of(const std::string& u) {
   // vLLM prints "GB" for GiB figures in V0 ("Loading model weights took 14.9888 GB" is x / 2^30).
   if (u == "GiB" || u == "GB") return GiB;
@@ -227,7 +238,7 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
                    f.llama_model_bytes || f.failure || f.total_bytes;
   if (!any)
     throw InputError::value(std::string(source) + " (--engine-log)", "no memory figures",
-                            std::string("a start-up log of ") + std::string(engine_name(engine)) +
+                            std::string("a start-up log of ") + engine_label(engine) +
                                 " (lines such as \"Available KV cache memory: 51.8 GiB\", \"KV Cache is allocated. #tokens: N\", "
                                 "\"CUDA0 KV buffer size = 1024.00 MiB\", or the error that stopped it)");
   return f;
