@@ -55,6 +55,27 @@ BOOST_AUTO_TEST_CASE(terms_have_bands_and_sources) {
   BOOST_TEST(engine_budget(m, in).find("CUDA graphs") == nullptr);
 }
 
+BOOST_AUTO_TEST_CASE(llama_compute_buffer_without_flash_attention) {
+  // fedora-copr/logdetective#106: n_ctx 32,768, 32 heads, n_ubatch 512, flash_attn 0 -> "CUDA0 compute
+  // buffer size = 2144.00 MiB"; the KQ matrix alone is 32,768 x 512 x 32 x 4 B = 2,048 MiB.
+  const ModelSpec m = load_model("mistralai/Mistral-7B-v0.1");
+  BudgetInput in;
+  in.engine = EngineKind::llamacpp;
+  in.device = {24 * GiB, 24 * GiB};
+  in.ubatch = 512;
+  in.llama_ctx = 32768;
+  in.llama_flash_attn = "off";
+  EngineBudget off = engine_budget(m, in);
+  const BudgetTerm* t = off.find("compute buffer");
+  BOOST_REQUIRE(t);
+  BOOST_TEST(t->low <= 2144 * MiB);
+  BOOST_TEST(t->high >= 2144 * MiB);
+  in.llama_flash_attn = "on";
+  BOOST_TEST(engine_budget(m, in).find("compute buffer")->high < t->low * 4);
+  in.llama_flash_attn = "auto";  // may fall back to off: the unfavourable end includes the KQ matrix
+  BOOST_TEST(engine_budget(m, in).find("compute buffer")->high >= 2144 * MiB);
+}
+
 BOOST_AUTO_TEST_CASE(runtime_memory_band_rules) {
   // nvidia-smi 81,559 MiB; vLLM logged 79.10 GiB on an H100 80GB: inside the band.
   const MemoryBand h = runtime_memory_band(find_accelerator("H100"));

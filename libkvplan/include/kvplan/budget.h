@@ -63,6 +63,8 @@ struct BudgetInput {
   std::uint64_t sampler_seqs = 256;        // sequences the sampler warm-up holds logits for
   bool enforce_eager = false;              // no CUDA graphs
   std::uint64_t ubatch = 512;              // llama.cpp compute buffer
+  std::uint64_t llama_ctx = 0;             // llama.cpp cells the KQ matrix spans (n_ctx)
+  std::string llama_flash_attn = "auto";   // on | off | auto: without FA the KQ matrix is in the buffer
   VllmBudgetVersion vllm_version = VllmBudgetVersion::v1_graphs;
 };
 

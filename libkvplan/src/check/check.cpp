@@ -869,6 +869,8 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       const LlamaCppResult e = llamacpp_profile(m, l);
       bin.weights_bytes = weights_per_gpu;
       bin.ubatch = e.n_ubatch;
+      bin.llama_ctx = e.n_ctx;
+      bin.llama_flash_attn = l.flash_attn;
       budget = engine_budget(m, bin);
       // The layer split spreads weights, cache and compute over the GPUs: compared in total.
       if (logf) {

@@ -120,9 +120,16 @@ EngineBudget engine_budget(const ModelSpec& m, const BudgetInput& in) {
     }
     case EngineKind::llamacpp: {
       // Compute buffer: the graph for one ubatch, the output logits dominate (n_ubatch x vocab x 4).
-      const std::uint64_t compute = checked_add(checked_product({in.ubatch, m.dims.vocab_size, 4}), 256 * MiB);
-      b.terms.push_back(estimate_term("compute buffer", compute,
-                                      "src/llama-context.cpp graph_reserve: \"<dev> compute buffer size\""));
+      // Without flash attention the f32 KQ matrix of one ubatch (n_ctx x n_ubatch x n_head x 4 B) is
+      // in it too: 2,144 MiB logged at n_ctx 32,768, 32 heads, fa off (fedora-copr/logdetective#106).
+      const std::uint64_t base = checked_add(checked_product({in.ubatch, m.dims.vocab_size, 4}), 256 * MiB);
+      const std::uint64_t kq = checked_product({in.llama_ctx, in.ubatch, m.dims.num_attention_heads, 4}, "compute buffer");
+      const bool fa_off = in.llama_flash_attn == "off", fa_auto = in.llama_flash_attn == "auto";
+      const std::uint64_t est = fa_off ? checked_add(base, kq) : base;
+      BudgetTerm t = estimate_term("compute buffer", est, "src/llama-context.cpp graph_reserve: \"<dev> compute buffer size\"");
+      t.low = est / 4;
+      if (fa_auto) t.high = checked_mul(checked_add(base, kq), 2);  // auto falls back to off where FA is unsupported
+      b.terms.push_back(t);
       b.terms.push_back({"CUDA context", 256 * MiB, 768 * MiB, "estimate", "ggml-cuda.cu device init (cuBLAS handles, pools)"});
       break;
     }
