@@ -109,6 +109,15 @@ w = json.loads(out)["budget"][0]["low_bytes"]
 rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--cpu-offload-gb", "4")
 check("--cpu-offload-gb", json.loads(out)["budget"][0]["low_bytes"] == w - 4 * 2**30, (w, out[:200]))
 
+# --quantization fp8: linear layers in fp8, embedding and head kept in bf16 (Llama-3.1-8B: 1 GiB x 2
+# tables at 2 B + the rest at 1 B, about 8.46 GiB, against 14.96 GiB in bf16); a method the
+# checkpoint does not have is refused.
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--quantization", "fp8")
+wq = json.loads(out)["budget"][0]["low_bytes"]
+check("--quantization fp8", 8.3 * 2**30 < wq < 8.6 * 2**30, wq / 2**30)
+rc, out, err = run("check", "--gpu", "H100", "--", *LLAMA8B.split(), "--quantization", "awq")
+check("--quantization awq on a bf16 checkpoint", rc == 2 and "quantization_config" in err, (rc, err))
+
 # Expert parallelism: with dp 4 the routed experts split over tp x dp = 8 ranks, so fewer weights per GPU.
 qwen = "vllm serve Qwen/Qwen3-30B-A3B -tp 2 -dp 4"
 rc, out, _ = run("check", "--gpu", "H100", "--gpus", "8", "--format", "json", qwen)

@@ -471,6 +471,12 @@ std::uint64_t positive_flag(const Flags& f, const std::string& k, std::uint64_t 
 
 std::string fmt_ctx(std::uint64_t n) { return format_count(n); }
 
+// Bytes per element of the model dtype above fp8's one (bf16/fp16: 1, fp32: 3).
+std::uint64_t dtype_bytes_minus_fp8(Dtype d) {
+  const std::uint64_t b = row_bytes(d, 1024) / 1024;
+  return b > 1 ? b - 1 : 0;
+}
+
 // "-55.86 GiB" for a budget the fixed terms overran.
 std::string format_signed_gib(std::int64_t b) {
   return b < 0 ? "-" + format_gib(static_cast<std::uint64_t>(-(b + 1)) + 1) : format_gib(static_cast<std::uint64_t>(b));
@@ -537,6 +543,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                {{"--cpu-offload-gb"}, FlagType::value},
                {{"--enable-expert-parallel", "-ep"}, FlagType::boolean},
                {{"--speculative-config"}, FlagType::value},
+               {{"--quantization", "-q"}, FlagType::value},
                {{"--dtype"}, FlagType::value}};
       break;
     case EngineKind::sglang:
@@ -557,7 +564,8 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                {{"--disable-radix-cache"}, FlagType::boolean},
                {{"--max-mamba-cache-size"}, FlagType::value},
                {{"--mamba-ssm-dtype"}, FlagType::value},
-               {{"--disable-hybrid-swa-memory"}, FlagType::boolean}};
+               {{"--disable-hybrid-swa-memory"}, FlagType::boolean},
+               {{"--quantization"}, FlagType::value}};
       break;
     case EngineKind::llamacpp:
       specs = {{{"--model", "-m"}, FlagType::value},
@@ -607,7 +615,29 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
   const Accelerator acc = o.device ? *o.device : find_accelerator(r.gpu);
   r.gpu = acc.name;
   r.gpu_memory_bytes = acc.memory_bytes;
-  const WeightBytes wb = weight_bytes(m);
+  // --quantization: fp8 quantizes a 16-bit checkpoint's weights when it loads (vLLM Fp8LinearMethod,
+  // SGLang the same); other methods name the checkpoint's own format, which weight_bytes reads
+  // from its quantization_config.
+  std::optional<Dtype> weight_override;
+  if ((d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) && f.has("--quantization")) {
+    const std::string q = f.get("--quantization");
+    if (q == "fp8") {
+      weight_override = Dtype::fp8_e4m3;
+      r.notes.push_back("--quantization fp8: weights stored in fp8 when loaded");
+    } else if (!m.quantization) {
+      throw InputError::value("--quantization", q, "fp8, or a method the checkpoint's quantization_config names (" + m.name +
+                                                       " has none, so its weights are not " + q + ")");
+    }
+  }
+  WeightBytes wb = weight_bytes(m, weight_override);
+  if (weight_override) {
+    // The embedding and the LM head stay in the model dtype (vLLM's Fp8LinearMethod quantizes
+    // linear layers only): add back what the fp8 count took off them.
+    const std::uint64_t tables = m.dims.tie_word_embeddings ? 1 : 2;
+    const std::uint64_t extra = checked_product({tables, m.dims.vocab_size, m.dims.hidden_size, dtype_bytes_minus_fp8(m.dtype)});
+    wb.total = checked_add(wb.total, extra);
+    wb.non_experts = checked_add(wb.non_experts, extra);
+  }
   const bool blackwell = acc.name.find("B200") != std::string::npos || acc.name.find("B100") != std::string::npos ||
                          acc.name.find("B300") != std::string::npos;
 
