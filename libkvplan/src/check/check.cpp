@@ -759,6 +759,12 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       bin.weights_bytes = weights_per_gpu;
       bin.tp = tp;
       bin.max_num_batched_tokens = v.max_num_batched_tokens;
+      if (bin.vllm_version == VllmBudgetVersion::v0 && !f.has("--max-num-batched-tokens")) {
+        // V0's SchedulerConfig: without chunked prefill the profile batch is max(max_model_len, 2048)
+        // tokens; chunked prefill (on by default past 32K) uses 512 (vllm/config.py, V0).
+        const std::uint64_t mml = v.max_model_len ? v.max_model_len : m.dims.max_position_embeddings;
+        bin.max_num_batched_tokens = mml > 32768 ? 512 : std::max<std::uint64_t>(mml, 2048);
+      }
       bin.sampler_seqs = std::min<std::uint64_t>(flag_uint(f, "--max-num-seqs", 256), v.max_num_batched_tokens);
       bin.enforce_eager = flag_bool(f, "--enforce-eager");
       budget = engine_budget(m, bin);
