@@ -118,6 +118,14 @@ check("--quantization fp8", 8.3 * 2**30 < wq < 8.6 * 2**30, wq / 2**30)
 rc, out, err = run("check", "--gpu", "H100", "--", *LLAMA8B.split(), "--quantization", "awq")
 check("--quantization awq on a bf16 checkpoint", rc == 2 and "quantization_config" in err, (rc, err))
 
+# LoRA: max_loras x rank slots for every linear layer. Llama-3.1-8B, 4 x rank 64, bf16: 4 x 64 x 2 B x 32
+# layers x (9 x 4096 + 3 x 14336) = 1.22 GiB at the low end; up to (11 x 4096 + 3 x 14336) = 1.34 GiB.
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--enable-lora", "--max-loras", "4",
+                 "--max-lora-rank", "64")
+lora = [t for t in json.loads(out)["budget"] if t["name"] == "LoRA adapter slots"]
+check("LoRA slots", lora and lora[0]["low_bytes"] == 4 * 64 * 2 * 32 * (9 * 4096 + 3 * 14336)
+      and lora[0]["high_bytes"] == 4 * 64 * 2 * 32 * (11 * 4096 + 3 * 14336), lora)
+
 # Expert parallelism: with dp 4 the routed experts split over tp x dp = 8 ranks, so fewer weights per GPU.
 qwen = "vllm serve Qwen/Qwen3-30B-A3B -tp 2 -dp 4"
 rc, out, _ = run("check", "--gpu", "H100", "--gpus", "8", "--format", "json", qwen)

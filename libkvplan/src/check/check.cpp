@@ -544,6 +544,10 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
                {{"--enable-expert-parallel", "-ep"}, FlagType::boolean},
                {{"--speculative-config"}, FlagType::value},
                {{"--quantization", "-q"}, FlagType::value},
+               {{"--enable-lora"}, FlagType::boolean},
+               {{"--max-loras"}, FlagType::value},
+               {{"--max-lora-rank"}, FlagType::value},
+               {{"--max-cpu-loras"}, FlagType::value},
                {{"--dtype"}, FlagType::value}};
       break;
     case EngineKind::sglang:
@@ -768,6 +772,21 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       bin.sampler_seqs = std::min<std::uint64_t>(flag_uint(f, "--max-num-seqs", 256), v.max_num_batched_tokens);
       bin.enforce_eager = flag_bool(f, "--enforce-eager");
       budget = engine_budget(m, bin);
+      if (flag_bool(f, "--enable-lora")) {
+        // vLLM preallocates max_loras adapter slots of rank max_lora_rank on the GPU for every
+        // linear layer (vllm/lora/layers: lora_a_stacked / lora_b_stacked, in the model dtype):
+        // r x (in + out) per module; per layer q, k, v, o, gate, up, down sum to 7h + 2 q_dim + 2 kv_dim
+        // + 3 I with q_dim, kv_dim <= h. Band: kv_dim 0 and split over tp .. kv_dim = h, not split.
+        // --max-cpu-loras are host memory.
+        const std::uint64_t loras = positive_flag(f, "--max-loras", 1), rank = positive_flag(f, "--max-lora-rank", 16);
+        const std::uint64_t h = m.dims.hidden_size, inter = std::max(m.dims.intermediate_size, m.dims.moe_intermediate_size);
+        const std::uint64_t per = checked_product({loras, rank, row_bytes(m.dtype, 1024) / 1024, m.num_layers()}, "LoRA bytes");
+        const std::uint64_t low = ceil_div(checked_mul(per, checked_add(checked_mul(9, h), checked_mul(3, inter))), tp * pp);
+        const std::uint64_t high = checked_mul(per, checked_add(checked_mul(11, h), checked_mul(3, inter)));
+        budget.terms.push_back({"LoRA adapter slots", low, high, "estimate",
+                                "vllm/lora/layers BaseLinearLayerWithLoRA.create_lora_weights (max_loras x max_lora_rank)"});
+        if (m.dims.num_experts) r.notes.push_back("LoRA on routed experts is not counted (dense modules only)");
+      }
       if (logf) {
         measured("weights", logf->weights_bytes);
         measured("CUDA graphs", logf->cudagraph_bytes);
@@ -777,7 +796,7 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       evaluate = [&, v, auto_fit, draft_layers](bool fav) {
         VllmOptions x = v;
         x.gpu_memory_bytes = device_at(fav);
-        x.weights_bytes = term_at("weights", fav);
+        x.weights_bytes = checked_add(term_at("weights", fav), term_at("LoRA adapter slots", fav));
         x.activation_peak_bytes = term_at("activation peak", fav);
         x.non_torch_bytes = term_at(budget.terms.size() > 2 ? budget.terms[2].name : "", fav);
         x.cudagraph_bytes = term_at("CUDA graphs", fav);
