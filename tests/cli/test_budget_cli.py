@@ -126,6 +126,12 @@ lora = [t for t in json.loads(out)["budget"] if t["name"] == "LoRA adapter slots
 check("LoRA slots", lora and lora[0]["low_bytes"] == 4 * 64 * 2 * 32 * (9 * 4096 + 3 * 14336)
       and lora[0]["high_bytes"] == 4 * 64 * 2 * 32 * (11 * 4096 + 3 * 14336), lora)
 
+# vLLM's MLA block follows the backend the GPU runs: FlashMLA's 64 on Hopper, TRITON_MLA's 16 on an A100.
+for gpu, block in (("H100", 64), ("A100", 16)):
+    rc, out, _ = run("check", "--gpu", gpu, "--gpus", "16", "--format", "json", "--", "vllm", "serve", "deepseek-ai/DeepSeek-V3",
+                     "-tp", "16", "--max-model-len", "32768")
+    check(f"MLA block on {gpu}", json.loads(out)["engine_result"]["block_size"] == block, out[:200])
+
 # Expert parallelism: with dp 4 the routed experts split over tp x dp = 8 ranks, so fewer weights per GPU.
 qwen = "vllm serve Qwen/Qwen3-30B-A3B -tp 2 -dp 4"
 rc, out, _ = run("check", "--gpu", "H100", "--gpus", "8", "--format", "json", qwen)

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <variant>
 #include <sstream>
 
 #include "kvplan/budget.h"
@@ -708,6 +709,20 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
       v.gpu_memory_utilization = flag_double(f, "--gpu-memory-utilization", 0.9);
       if (f.has("--kv-cache-memory")) v.kv_cache_memory_bytes = engine_byte_value(f.get("--kv-cache-memory"), "--kv-cache-memory");
       if (f.has("--attention-backend")) v.attention_backend = f.get("--attention-backend");
+      {
+        // FlashMLA (64-token blocks) runs on SM90/SM100 only; elsewhere vLLM's CUDA platform picks
+        // TRITON_MLA, whose block stays 16 (vllm/platforms/cuda.py get_attn_backend_cls).
+        bool mla = false, sparse = false;
+        for (const auto& l : m.layers)
+          if (const auto* x = std::get_if<Mla>(&l.cache)) mla = true, sparse = sparse || x->index_head_dim > 0;
+        const bool sm90 = acc.name.rfind("H100", 0) == 0 || acc.name.rfind("H200", 0) == 0 || acc.name.rfind("H20-", 0) == 0 ||
+                          acc.name.rfind("H800", 0) == 0 || acc.name.rfind("GH200", 0) == 0;
+        const bool sm100 = blackwell || acc.name.rfind("GB200", 0) == 0;
+        if (mla && !sparse && v.attention_backend.empty() && !sm90 && !sm100) {
+          v.attention_backend = "TRITON_MLA";
+          r.notes.push_back("MLA on " + acc.name + ": FlashMLA needs SM90/SM100, so vLLM uses TRITON_MLA (block size 16)");
+        }
+      }
       if (f.has("--mamba-cache-mode")) v.mamba_cache_mode = f.get("--mamba-cache-mode");
       if (f.has("--mamba-ssm-cache-dtype")) v.mamba_ssm_cache_dtype = f.get("--mamba-ssm-cache-dtype");
       if (flag_bool(f, "--no-enable-prefix-caching")) v.enable_prefix_caching = false;
