@@ -42,9 +42,18 @@ std::vector<Verb>& verbs() {
   return v;
 }
 
+namespace {
+std::string& current_verb() {
+  static std::string verb;
+  return verb;
+}
+}  // namespace
+
+void set_current_verb(std::string verb) { current_verb() = std::move(verb); }
+
 void print_json(const nlohmann::json& j) {
   // Names and paths come from the user and may not be valid UTF-8: replace, never throw.
-  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << with_schema(current_verb(), j).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace kvplan::cli

@@ -30,8 +30,11 @@ struct DtypeOptions {
 
 std::optional<Dtype> parse_dtype_or_auto(const std::string& text, const char* flag);
 
-// Prints exactly one JSON object (and a newline) on stdout.
+// Prints exactly one JSON object (and a newline) on stdout, tagged with the running verb's
+// schema ("schema": "kvplan.<verb>/<version>", docs/schema/).
 void print_json(const nlohmann::json& j);
+// The verb main() selected; print_json names its schema.
+void set_current_verb(std::string verb);
 
 // Each verb file registers itself (KVPLAN_VERB), so adding a verb touches no other file.
 using Registrar = void (*)(CLI::App& app, Runner& run);

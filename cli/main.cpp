@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     std::cerr << "kvplan: " << e.what() << "\n";
     return cli::kExitBadInput;
   }
+  for (const auto* sub : app.get_subcommands()) cli::set_current_verb(sub->get_name());
   try {
     return run ? run() : 2;
   } catch (const Error& e) {

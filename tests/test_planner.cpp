@@ -95,7 +95,10 @@ BOOST_AUTO_TEST_CASE(seed_s11_roofline_crossover) {
   BOOST_TEST(p.cache_bytes_per_token == per_token);
   BOOST_TEST(p.decode_step_seconds == (16e9 + 4096.0 * per_token) / 3.35e12, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(p.decode_tokens_per_second == 3.35e12 / (16e9 + 4096.0 * per_token), boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(p.crossover_tokens == 16e9 / per_token, boost::test_tools::tolerance(1e-12));  // 122,070.3 tokens
+  // 16e9 / 131,072 = 122,070.3 tokens: the 122,071st cached token is the first whose reads reach the weights'.
+  BOOST_TEST(p.crossover_tokens == 122'071u);
+  BOOST_TEST((p.crossover_tokens - 1) * per_token < 16'000'000'000ull);
+  BOOST_TEST(p.crossover_tokens * per_token >= 16'000'000'000ull);
   // At 4,096 tokens each, the 30th conversation tips the balance: 29 x 4096 x 131072 < 16e9 < 30 x ...
   BOOST_TEST(29ull * 4096 * per_token < 16'000'000'000ull);
   BOOST_TEST(30ull * 4096 * per_token > 16'000'000'000ull);

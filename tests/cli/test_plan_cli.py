@@ -69,7 +69,7 @@ def s11():
     j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weights", "16GB", "--reserved", "0",
            "--context", "4096", "--concurrency", "30")
     close(j["decode_step_seconds"], (16e9 + 30 * 4096 * per_token) / 3.35e12)
-    close(j["crossover_tokens"], 16e9 / per_token)
+    assert j["crossover_tokens"] == math.ceil(16e9 / per_token) == 122071  # 122,070.3 rounded up
     assert j["crossover_concurrency"] == 30  # 29 x 4096 x 128 KiB < 16 GB < 30 x ...
     assert j["kv_bytes_read_per_step"] > j["weight_bytes_read_per_step"]
     close(j["decode_tokens_per_second"], 1 / j["decode_step_seconds"])

@@ -92,3 +92,9 @@ def test_generation_loop_seed_s13():
     assert all(r.cache_bytes == 114688 * (8 + r.step) for r in rows)
     with pytest.raises(kvplan.KvplanError, match="steps"):
         kvplan.generation("Qwen/Qwen3-0.6B", steps=0)
+
+
+def test_version_comes_from_the_version_file():
+    import pathlib
+    version = (pathlib.Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert kvplan.__version__ == version

@@ -354,10 +354,10 @@ async function main() {
     const n = sameAsCli(await shown(page, '#panel-speed'), { __single: plan });
     check(n >= 6, `compared ${n} numbers`);
     // S11: 32 layers x 2 x 8 KV heads x 128 x 2 B = 131,072 B per token; weights 16e9 B, so
-    // the cache read equals the weights read at 16e9 / 131,072 = 122,070.3 cached tokens.
+    // the cache read reaches the weights read at ceil(16e9 / 131,072) = ceil(122,070.3) = 122,071 cached tokens.
     const perToken = 32 * 2 * 8 * 128 * 2;
     const crossover = Number(await value(page, '#speed-headline [data-path="crossover_tokens"]'));
-    check(Math.abs(crossover - 16e9 / perToken) < 1e-6 * crossover, `crossover ${crossover} tokens, expected ${16e9 / perToken}`);
+    check(crossover === Math.ceil(16e9 / perToken) && crossover === 122071, `crossover ${crossover} tokens, expected ${Math.ceil(16e9 / perToken)}`);
     const sweep = cliJson(['sweep', ...common, '--contexts', '1k,4k,16k,32k,128k', '--concurrency', '1,2,4,8,16,32,64,128,256']);
     const chartData = await page.evaluate(() => window.kvplanCharts['chart-speed'].data.datasets.slice(0, -1).map((d) => d.data));
     eq(sweep.cells.length, 5 * 9, 'CLI sweep cells');

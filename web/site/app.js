@@ -287,7 +287,7 @@ const RENDER = {
     const h = document.getElementById('speed-headline');
     h.replaceChildren('At ', num('context', p.context), ' tokens per conversation, reading the cache outweighs reading the weights past ',
       num('crossover_concurrency', p.crossover_concurrency), ' conversations (',
-      num('crossover_tokens', p.crossover_tokens, 'approx'), ' cached tokens in the batch).');
+      num('crossover_tokens', p.crossover_tokens), ' cached tokens in the batch).');
     summary(document.getElementById('speed-summary'), [
       ['weights read per step', num('weight_bytes_read_per_step', p.weight_bytes_read_per_step, 'human')],
       ['cache read per step', num('kv_bytes_read_per_step', p.kv_bytes_read_per_step, 'human')],

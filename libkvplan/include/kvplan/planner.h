@@ -98,7 +98,7 @@ struct Plan {
   double decode_tokens_per_second_aggregate = 0; // all sequences, all replicas
   double prefill_flops = 0;
   double ttft_seconds = 0;
-  double crossover_tokens = 0;        // batch x context where cache reads equal weight reads
+  std::uint64_t crossover_tokens = 0;  // fewest cached tokens (batch x context) whose reads reach the weights'
   std::uint64_t crossover_concurrency = 0;  // sequences of `context` tokens past which cache reads dominate
   std::string reason;                 // one sentence when it does not fit
   std::vector<std::string> notes;     // assumptions and estimates used

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,5 +19,10 @@ nlohmann::json to_json(const ParameterCounts& p);
 std::string format_size_text(const CacheSize& s);
 std::string format_inspect_text(const ModelSpec& m, const CacheDtypes& dt);
 std::string describe_layer(const LayerCache& c);       // "8 KV heads x 128/128, window 4096"
+
+// Every JSON document a verb prints carries "schema": "kvplan.<verb>/<version>", and
+// docs/schema/<verb>.schema.json describes it. Unknown verbs are an internal error.
+std::string schema_id(std::string_view verb);
+nlohmann::json with_schema(std::string_view verb, nlohmann::json document);
 
 }  // namespace kvplan

@@ -543,7 +543,8 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
       for (const auto& g : stage) t = add(t, g.bytes_per_token);
     return t;
   }();
-  if (per_token_all_stages) p.crossover_tokens = w_read / static_cast<double>(per_token_all_stages);
+  if (per_token_all_stages)
+    p.crossover_tokens = static_cast<std::uint64_t>(std::ceil(w_read / static_cast<double>(per_token_all_stages)));
   std::uint64_t read_one = 0;
   for (const auto& s : st) read_one = add(read_one, s.read_per_seq);
   if (read_one) p.crossover_concurrency = static_cast<std::uint64_t>(std::ceil(w_read / static_cast<double>(read_one)));

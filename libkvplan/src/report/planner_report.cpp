@@ -161,7 +161,7 @@ std::string format_plan_text(const Plan& p) {
   } else {
     line("  decode", std::string("not computed: no memory bandwidth (--gpu-bandwidth)"));
   }
-  line("  cache > weights at", format_count(static_cast<std::uint64_t>(p.crossover_tokens + 0.999999)) +
+  line("  cache > weights at", format_count(p.crossover_tokens) +
                                    " tokens in the batch (" + format_count(p.crossover_concurrency) + " sequences of " +
                                    format_count(p.context) + ")");
   line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
