@@ -111,6 +111,11 @@ BOOST_AUTO_TEST_CASE(reads_engine_logs) {
       EngineKind::llamacpp, "log");
   BOOST_TEST(ll.llama_kv_bytes->low == 1024 * MiB - MiB / 200);
   BOOST_TEST(ll.llama_model_bytes.has_value());
+  // TensorRT-LLM: the PyTorch backend's line (triton-inference-server/tutorials#150) and the 0.x C++
+  // runtime's (NVIDIA/TensorRT-LLM#224).
+  BOOST_TEST(*read_engine_log("[TensorRT-LLM][INFO] [MemUsageChange] Allocated 78.30 GiB for max tokens in paged KV cache (3731744).\n",
+                              EngineKind::trtllm, "log").kv_tokens == 3731744u);
+  BOOST_TEST(*read_engine_log("[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.\n", EngineKind::trtllm, "log").kv_tokens == 10718u);
   const auto fail = read_engine_log("ValueError: No available memory for the cache blocks.\n", EngineKind::vllm, "log");
   BOOST_TEST(fail.failure.has_value());
   BOOST_CHECK_EXCEPTION(read_engine_log("hello\n", EngineKind::vllm, "x.log"), InputError, HasMessage({"x.log", "--engine-log"}));

@@ -195,6 +195,8 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
   static const std::regex sg_alloc(R"(KV Cache is allocated\. #tokens: ([0-9]+))");
   static const std::regex sg_max(R"(max_total_num_tokens=([0-9]+))");
   static const std::regex trt_alloc(R"(Allocated ([0-9]+(?:\.[0-9]+)?) GiB for max tokens in paged KV cache \(([0-9]+)\))");
+  // The C++ runtime of TensorRT-LLM 0.x: "Using 10718 tokens in paged KV cache." (NVIDIA/TensorRT-LLM#224).
+  static const std::regex trt_using(R"(Using ([0-9]+) tokens in paged KV cache)");
   static const std::regex ll_buf(R"(([A-Za-z_]+[0-9]*)(?:_[A-Za-z]+)? (KV|model|compute) buffer size = *([0-9]+(?:\.[0-9]+)?) MiB)");
   static const std::regex failure(
       R"((No available memory for the cache blocks|CUDA out of memory|OutOfMemoryError|out of memory|Not enough memory|larger than the maximum number of tokens that can be stored in KV cache|failed to allocate|unable to allocate|cudaMalloc failed|insufficient memory))",
@@ -217,6 +219,8 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
       f.kv_tokens = std::stoull(mt[1]);
     } else if (std::regex_search(line, mt, trt_alloc)) {
       f.kv_tokens = std::stoull(mt[2]);
+    } else if (std::regex_search(line, mt, trt_using)) {
+      f.kv_tokens = std::stoull(mt[1]);
     } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_buf)) {
       const std::string dev = mt[1];
       if (dev.rfind("CPU", 0) == 0 || dev.find("Host") != std::string::npos) continue;  // host buffers
