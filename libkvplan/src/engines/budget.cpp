@@ -146,11 +146,20 @@ namespace {
 ByteBand printed_band(const std::string& number, std::uint64_t unit) {
   const auto dot = number.find('.');
   const int decimals = dot == std::string::npos ? 0 : static_cast<int>(number.size() - dot - 1);
+  // The regexes admit digits only; a figure past a petabyte is not a memory size (and stod would throw).
+  if (number.size() > 24) throw InputError::value("--engine-log", number.substr(0, 24) + "...", "a memory figure");
   const double v = std::stod(number);
+  if (!(v < 1e15)) throw InputError::value("--engine-log", number, "a memory figure below 10^15");
   const double half = 0.5 * std::pow(10.0, -decimals);
   const double u = static_cast<double>(unit);
   const double lo = std::max(0.0, (v - half) * u), hi = (v + half) * u;
   return {static_cast<std::uint64_t>(std::ceil(lo)), static_cast<std::uint64_t>(std::floor(hi))};
+}
+
+// A logged count (blocks, tokens): digits only, at most 15 of them.
+std::uint64_t count_of(const std::string& digits) {
+  if (digits.empty() || digits.size() > 15) throw InputError::value("--engine-log", digits.substr(0, 20), "a count below 10^15");
+  return std::stoull(digits);
 }
 
 ByteBand add_band(const std::optional<ByteBand>& a, const ByteBand& b) {
@@ -204,23 +213,25 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
   std::smatch mt;
   std::optional<std::uint64_t> sg_alloc_tokens;
   while (std::getline(lines, line)) {
+    // std::regex recurses per character: very long lines (a fuzzer's, a base64 blob) are cut.
+    if (line.size() > 4096) line.resize(4096);
     bool used = true;
     if (std::regex_search(line, mt, v1_avail) || std::regex_search(line, mt, v0_rest)) {
       f.available_kv_bytes = printed_band(mt[1], unit_of(mt[2]));
     } else if (std::regex_search(line, mt, v0_blocks)) {
-      f.gpu_blocks = std::stoull(mt[1]);
+      f.gpu_blocks = count_of(mt[1]);
     } else if (std::regex_search(line, mt, weights)) {
       f.weights_bytes = printed_band(mt[1], unit_of(mt[2]));
     } else if (std::regex_search(line, mt, graphs)) {
       f.cudagraph_bytes = printed_band(mt[1], unit_of(mt[2]));
     } else if (std::regex_search(line, mt, sg_alloc)) {
-      sg_alloc_tokens = std::stoull(mt[1]);
+      sg_alloc_tokens = count_of(mt[1]);
     } else if (std::regex_search(line, mt, sg_max)) {
-      f.kv_tokens = std::stoull(mt[1]);
+      f.kv_tokens = count_of(mt[1]);
     } else if (std::regex_search(line, mt, trt_alloc)) {
-      f.kv_tokens = std::stoull(mt[2]);
+      f.kv_tokens = count_of(mt[2]);
     } else if (std::regex_search(line, mt, trt_using)) {
-      f.kv_tokens = std::stoull(mt[1]);
+      f.kv_tokens = count_of(mt[1]);
     } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_buf)) {
       const std::string dev = mt[1];
       if (dev.rfind("CPU", 0) == 0 || dev.find("Host") != std::string::npos) continue;  // host buffers
