@@ -179,6 +179,14 @@ for e in index:
         check(f"{e['file']} never PASS from the GPU alone", rc in (1, 3) and j["verdict"] != "PASS", (rc, j.get("verdict")))
 rc, out, err = run("check", "--gpu", "H100", "--engine-log", os.path.join(SRC, "README.md"), "--", *LLAMA8B.split())
 check("log without figures", rc == 2 and "--engine-log" in err, (rc, err))
+import tempfile
+with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as g:
+    g.write("Available KV cache memory: " + "9" * 40 + " GiB\n" + "x" * 300000 + "\n")
+try:
+    rc, out, err = run("check", "--gpu", "H100", "--engine-log", g.name, "--", *LLAMA8B.split())
+    check("absurd log figure", rc == 2 and "--engine-log" in err and err.count("\n") == 1, (rc, err[:200]))
+finally:
+    os.unlink(g.name)
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
