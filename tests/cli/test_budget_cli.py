@@ -5,6 +5,7 @@ start-up logs (tests/data/engine_logs, each with its source), and weights that e
 Run: /usr/bin/python3 test_budget_cli.py <path-to-kvplan>"""
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -160,23 +161,44 @@ j = json.loads(out)
 rc0, out0, _ = run("check", "--gpu", "H100", "--format", "json", LLAMA8B)
 check("draft model weights", j["budget"][0]["low_bytes"] > json.loads(out0)["budget"][0]["low_bytes"], j["budget"][0])
 
-# Real start-up logs: exact with the log, never PASS where the engine failed.
+# Real start-up logs (tests/data/engine_logs/index.json, each with its source): with the log, the
+# logged KV tokens and concurrency exactly (or, where the log prints a rounded GiB figure, inside the
+# band of that rounding); a failed start is FAIL; from the GPU alone a failed start is never PASS;
+# a log kvplan does not reproduce (known_gap) is never PASS either way; where the index says the
+# GPU-alone band holds the logged tokens, it still does.
 with open(os.path.join(LOGS, "index.json")) as f:
     index = json.load(f)["logs"]
+check("engine log index", len(index) >= 3 and all(os.path.exists(os.path.join(LOGS, e["file"])) for e in index), len(index))
 for e in index:
-    cmd = e["command"].split()
-    base = ["check", "--gpu", e["gpu"], "--engine-version", e["engine_version"], "--format", "json"]
+    with open(os.path.join(LOGS, e["file"])) as f:
+        first = f.readline()
+    check(f"{e['file']} cites its source", first.startswith("# https://") and e["source"].split()[0] in first, first)
+    cmd = shlex.split(e["command"])
+    base = ["check", "--gpu", e["gpu"], "--format", "json"]
+    if "engine_version" in e:
+        base += ["--engine-version", e["engine_version"]]
+    if "gpus" in e:
+        base += ["--gpus", str(e["gpus"])]
+    gap = "known_gap" in e
     rc, out, err = run(*base, "--engine-log", os.path.join(LOGS, e["file"]), "--", *cmd)
     j = json.loads(out) if rc in (0, 1, 3) else {}
-    if e["started"]:
-        check(f"{e['file']} calibrated", rc == 0 and j["calibrated"] and j["kv_cache_tokens"] == e["tokens"]
-              and round(j["max_concurrency"], 2) == e["max_concurrency"], (rc, out[:300], err))
+    if gap:
+        check(f"{e['file']} (known gap) calibrated never PASS", rc in (1, 3) and j["verdict"] != "PASS", (rc, out[:300], err))
+    elif e["started"]:
+        lo, hi = j.get("kv_cache_tokens", -1), j.get("favourable", {}).get("kv_cache_tokens", -1)
+        check(f"{e['file']} calibrated", rc == 0 and j["calibrated"] and lo <= e["tokens"] <= hi, (rc, lo, hi, e["tokens"], err))
+        if "max_concurrency" in e:
+            clo, chi = round(j["max_concurrency"], 2), round(j["favourable"]["max_concurrency"], 2)
+            check(f"{e['file']} concurrency", clo <= e["max_concurrency"] <= chi, (clo, chi, e["max_concurrency"]))
     else:
         check(f"{e['file']} calibrated fails", rc == 1 and j["verdict"] == "FAIL" and "did not start" in j["reason"], (rc, out[:300], err))
     rc, out, err = run(*base, "--", *cmd)
     j = json.loads(out) if rc in (0, 1, 3) else {}
-    if not e["started"]:
+    if not e["started"] or gap:
         check(f"{e['file']} never PASS from the GPU alone", rc in (1, 3) and j["verdict"] != "PASS", (rc, j.get("verdict")))
+    if e.get("band_holds_log"):
+        lo, hi = j.get("kv_cache_tokens", -1), j.get("favourable", {}).get("kv_cache_tokens", -1)
+        check(f"{e['file']} GPU-alone band holds the log", lo <= e["tokens"] <= hi, (lo, hi, e["tokens"]))
 rc, out, err = run("check", "--gpu", "H100", "--engine-log", os.path.join(SRC, "README.md"), "--", *LLAMA8B.split())
 check("log without figures", rc == 2 and "--engine-log" in err, (rc, err))
 import tempfile
