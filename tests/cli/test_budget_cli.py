@@ -179,6 +179,8 @@ for e in index:
         base += ["--engine-version", e["engine_version"]]
     if "gpus" in e:
         base += ["--gpus", str(e["gpus"])]
+    if "model" in e:
+        base += ["--model", e["model"]]
     gap = "known_gap" in e
     rc, out, err = run(*base, "--engine-log", os.path.join(LOGS, e["file"]), "--", *cmd)
     j = json.loads(out) if rc in (0, 1, 3) else {}

@@ -20,6 +20,8 @@ def check(kvplan, e, log):
         args += ["--engine-version", e["engine_version"]]
     if "gpus" in e:
         args += ["--gpus", str(e["gpus"])]
+    if "model" in e:
+        args += ["--model", e["model"]]
     if log:
         args += ["--engine-log", os.path.join(HERE, e["file"])]
     p = subprocess.run(args + ["--", *shlex.split(e["command"])], capture_output=True, text=True)
@@ -51,7 +53,9 @@ def main():
         pred = (f"{lo / GIB:.2f}–{hi / GIB:.2f} GiB ({pct(lo, logged)} … {pct(hi, logged)}), "
                 f"{tlo:,}–{thi:,} tokens{holds}")
         gap = f"; known gap: {e['known_gap']}" if "known_gap" in e else ""
-        withlog = f"{c['verdict']}, {c['kv_cache_tokens']:,} tokens{gap}"
+        clo, chi = c["kv_cache_tokens"], c["favourable"]["kv_cache_tokens"]
+        ctok = f"{clo:,}" if clo == chi else f"{clo:,}–{chi:,}"
+        withlog = f"{c['verdict']}, {ctok} tokens{gap}"
         print(f"| `{e['file']}` | {' '.join(filter(None, [e['engine'], e.get('engine_version')]))}, {g['gpu']} | {logged_s} | {pred} | "
               f"{g['verdict']} | {withlog} |")
 
