@@ -116,6 +116,12 @@ BOOST_AUTO_TEST_CASE(reads_engine_logs) {
   BOOST_TEST(*read_engine_log("[TensorRT-LLM][INFO] [MemUsageChange] Allocated 78.30 GiB for max tokens in paged KV cache (3731744).\n",
                               EngineKind::trtllm, "log").kv_tokens == 3731744u);
   BOOST_TEST(*read_engine_log("[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.\n", EngineKind::trtllm, "log").kv_tokens == 10718u);
+  // vLLM V1's token count alone, thousands separated (kthxo/distserving, RTX 5090, Qwen3-8B).
+  BOOST_TEST(*read_engine_log("GPU KV cache size: 89,040 tokens\n", EngineKind::vllm, "log").vllm_kv_tokens == 89040u);
+  BOOST_TEST(*read_engine_log("INFO [kv_cache_utils.py:1319] GPU KV cache size: 140960 tokens\n", EngineKind::vllm, "log").vllm_kv_tokens ==
+             140960u);
+  BOOST_CHECK_EXCEPTION(read_engine_log("GPU KV cache size: 89,040 tokens\n", EngineKind::sglang, "s.log"), InputError,
+                        HasMessage({"s.log", "--engine-log"}));
   const auto fail = read_engine_log("ValueError: No available memory for the cache blocks.\n", EngineKind::vllm, "log");
   BOOST_TEST(fail.failure.has_value());
   BOOST_CHECK_EXCEPTION(read_engine_log("hello\n", EngineKind::vllm, "x.log"), InputError, HasMessage({"x.log", "--engine-log"}));

@@ -99,6 +99,8 @@ struct EngineLogFigures {
   std::optional<ByteBand> non_torch_bytes;
   // SGLang "KV Cache is allocated. #tokens: N" and "max_total_num_tokens=N".
   std::optional<std::uint64_t> kv_tokens;
+  // vLLM V1 "GPU KV cache size: N tokens" (used when the log has no KV memory line).
+  std::optional<std::uint64_t> vllm_kv_tokens;
   // llama.cpp "<dev> KV buffer size = X MiB", "<dev> model buffer size", "<dev> compute buffer size"
   // summed over devices (CPU buffers excluded).
   std::optional<ByteBand> llama_kv_bytes, llama_model_bytes, llama_compute_bytes;

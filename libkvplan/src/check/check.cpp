@@ -817,7 +817,19 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
         x.cudagraph_bytes = term_at("CUDA graphs", fav);
         if (logf && logf->available_kv_bytes && !x.kv_cache_memory_bytes) x.available_kv_bytes = fav ? logf->available_kv_bytes->high : logf->available_kv_bytes->low;
         if (logf && logf->gpu_blocks) x.num_gpu_blocks_override = logf->gpu_blocks;  // the exact count beats the rounded GiB
+        // A log with only "GPU KV cache size: N tokens" (no KV memory line): the block count that
+        // logs N tokens in kvplan's layout, used only if sizing with it gives back exactly N.
+        std::optional<std::uint64_t> from_tokens;
+        if (logf && logf->vllm_kv_tokens && !logf->gpu_blocks && !logf->available_kv_bytes) {
+          const VllmResult probe = vllm_profile(m, x);
+          if (probe.block_size && probe.num_groups && *logf->vllm_kv_tokens % probe.block_size == 0)
+            x.num_gpu_blocks_override = from_tokens = checked_mul(*logf->vllm_kv_tokens / probe.block_size, probe.num_groups);
+        }
         VllmResult e = vllm_profile(m, x);
+        if (logf && logf->vllm_kv_tokens && !logf->gpu_blocks && !logf->available_kv_bytes && (!from_tokens || e.kv_cache_tokens != *logf->vllm_kv_tokens))
+          throw InputError::value(o.engine_log_source + " (--engine-log)", "GPU KV cache size: " + format_count(*logf->vllm_kv_tokens) + " tokens",
+                                  "a token count kvplan's block layout for this model gives (whole blocks of " +
+                                      std::to_string(e.block_size) + " tokens per group); add the log's \"Available KV cache memory\" line");
         if (draft_layers && !x.num_gpu_blocks_override && e.budget_bytes > 0 && m.num_layers() > 0) {
           // The draft's layers take pages from the same pool: the target keeps L / (L + d) of it.
           const std::uint64_t pool = x.available_kv_bytes ? *x.available_kv_bytes : x.kv_cache_memory_bytes ? *x.kv_cache_memory_bytes
@@ -836,7 +848,9 @@ CheckResult check_deployment(const Deployment& d_in, const CheckOptions& o) {
         }
         Outcome out;
         out.starts = e.starts;
-        out.kv_memory = x.available_kv_bytes || x.kv_cache_memory_bytes ? static_cast<std::int64_t>(e.available_kv_bytes) : e.budget_bytes;
+        out.kv_memory = x.available_kv_bytes || x.kv_cache_memory_bytes ? static_cast<std::int64_t>(e.available_kv_bytes)
+                        : from_tokens && e.page_bytes ? static_cast<std::int64_t>(checked_product({e.num_blocks, e.page_bytes, e.group_size}))
+                                      : e.budget_bytes;
         out.kv_tokens = e.kv_cache_tokens;
         out.context = e.max_model_len;
         out.max_concurrency = e.max_concurrency;

@@ -206,6 +206,8 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
   static const std::regex trt_alloc(R"(Allocated ([0-9]+(?:\.[0-9]+)?) GiB for max tokens in paged KV cache \(([0-9]+)\))");
   // The C++ runtime of TensorRT-LLM 0.x: "Using 10718 tokens in paged KV cache." (NVIDIA/TensorRT-LLM#224).
   static const std::regex trt_using(R"(Using ([0-9]+) tokens in paged KV cache)");
+  // vLLM V1 (kv_cache_utils.py): "GPU KV cache size: 89,040 tokens", thousands separated by commas.
+  static const std::regex v1_tokens(R"(GPU KV cache size: ([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+) tokens)");
   static const std::regex ll_buf(R"(([A-Za-z_]+[0-9]*)(?:_[A-Za-z]+)? (KV|model|compute) buffer size = *([0-9]+(?:\.[0-9]+)?) MiB)");
   static const std::regex failure(
       R"((No available memory for the cache blocks|CUDA out of memory|OutOfMemoryError|out of memory|Not enough memory|larger than the maximum number of tokens that can be stored in KV cache|failed to allocate|unable to allocate|cudaMalloc failed|insufficient memory))",
@@ -232,6 +234,10 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
       f.kv_tokens = count_of(mt[2]);
     } else if (std::regex_search(line, mt, trt_using)) {
       f.kv_tokens = count_of(mt[1]);
+    } else if (engine == EngineKind::vllm && std::regex_search(line, mt, v1_tokens)) {
+      std::string digits = mt[1];
+      digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+      f.vllm_kv_tokens = count_of(digits);
     } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_buf)) {
       const std::string dev = mt[1];
       if (dev.rfind("CPU", 0) == 0 || dev.find("Host") != std::string::npos) continue;  // host buffers
@@ -256,7 +262,7 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
     if (used) f.lines_used.push_back(line.size() > 300 ? line.substr(0, 300) + "..." : line);
   }
   if (!f.kv_tokens && sg_alloc_tokens) f.kv_tokens = sg_alloc_tokens;  // rows (tokens + one page): see check
-  const bool any = f.available_kv_bytes || f.gpu_blocks || f.weights_bytes || f.kv_tokens || f.llama_kv_bytes ||
+  const bool any = f.available_kv_bytes || f.gpu_blocks || f.weights_bytes || f.kv_tokens || f.vllm_kv_tokens || f.llama_kv_bytes ||
                    f.llama_model_bytes || f.failure || f.total_bytes;
   if (!any)
     throw InputError::value(std::string(source) + " (--engine-log)", "no memory figures",
