@@ -210,7 +210,7 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
   static const std::regex v1_tokens(R"(GPU KV cache size: ([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+) tokens)");
   static const std::regex ll_buf(R"(([A-Za-z_]+[0-9]*)(?:_[A-Za-z]+)? (KV|model|compute) buffer size = *([0-9]+(?:\.[0-9]+)?) MiB)");
   static const std::regex failure(
-      R"((No available memory for the cache blocks|CUDA out of memory|OutOfMemoryError|out of memory|Not enough memory|larger than the maximum number of tokens that can be stored in KV cache|failed to allocate|unable to allocate|cudaMalloc failed|insufficient memory))",
+      R"((No available memory for the cache blocks|CUDA out of memory|OutOfMemoryError|out of memory|Not enough memory|larger than the maximum number of tokens that can be stored in KV cache|larger than the available KV cache memory|Engine core initialization failed|failed to allocate|unable to allocate|cudaMalloc failed|insufficient memory))",
       std::regex::icase);
   std::smatch mt;
   std::optional<std::uint64_t> sg_alloc_tokens;

@@ -44,14 +44,17 @@ def main():
         g, c = check(kvplan, e, False), check(kvplan, e, True)
         # The logged KV memory: the engine's own figure where it prints one, else what its logged
         # tokens take (kvplan's calibrated KV memory).
-        logged = e["kv_cache_gib"] * GIB if "kv_cache_gib" in e else c["per_gpu"]["kv_memory_bytes"]
+        logged = e["kv_cache_gib"] * GIB if "kv_cache_gib" in e else c["per_gpu"]["kv_memory_bytes"] if "tokens" in e else None
         lo, hi = g["per_gpu"]["kv_memory_bytes"], g["favourable"]["kv_memory_bytes"]
         tlo, thi = g["kv_cache_tokens"], g["favourable"]["kv_cache_tokens"]
-        holds = "" if tlo <= e["tokens"] <= thi else " **log outside the band**"
+        holds = "" if "tokens" not in e or tlo <= e["tokens"] <= thi else " **log outside the band**"
         started = "started" if e["started"] else "**failed**"
-        logged_s = f"{logged / GIB:.2f} GiB / {e['tokens']:,} tokens ({started})"
-        pred = (f"{lo / GIB:.2f}–{hi / GIB:.2f} GiB ({pct(lo, logged)} … {pct(hi, logged)}), "
-                f"{tlo:,}–{thi:,} tokens{holds}")
+        logged_s = (f"{logged / GIB:.2f} GiB" if logged is not None else "no KV memory") + \
+                   (f" / {e['tokens']:,} tokens" if "tokens" in e else "") + f" ({started})"
+        err = f" ({pct(lo, logged)} … {pct(hi, logged)})" if logged else ""
+        pred = f"{lo / GIB:.2f}–{hi / GIB:.2f} GiB{err}, {tlo:,}–{thi:,} tokens{holds}"
+        if "gpu_alone_wrong_pass" in e:
+            pred += " **wrong PASS**"
         gap = f"; known gap: {e['known_gap']}" if "known_gap" in e else ""
         clo, chi = c["kv_cache_tokens"], c["favourable"]["kv_cache_tokens"]
         ctok = f"{clo:,}" if clo == chi else f"{clo:,}–{chi:,}"
