@@ -40,6 +40,7 @@ def main():
         index = json.load(f)["logs"]
     print("| log | engine, GPU | logged KV memory / tokens | kvplan from the GPU alone: KV memory (error), tokens | verdict | with the log |")
     print("|---|---|---|---|---|---|")
+    near_fav = near_unfav = measured = 0
     for e in index:
         g, c = check(kvplan, e, False), check(kvplan, e, True)
         # The logged KV memory: the engine's own figure where it prints one, else what its logged
@@ -52,6 +53,10 @@ def main():
         logged_s = (f"{logged / GIB:.2f} GiB" if logged is not None else "no KV memory") + \
                    (f" / {e['tokens']:,} tokens" if "tokens" in e else "") + f" ({started})"
         err = f" ({pct(lo, logged)} … {pct(hi, logged)})" if logged else ""
+        if logged and logged > 0:
+            measured += 1
+            near_unfav += abs(lo / logged - 1) <= 0.05
+            near_fav += abs(hi / logged - 1) <= 0.05
         pred = f"{lo / GIB:.2f}–{hi / GIB:.2f} GiB{err}, {tlo:,}–{thi:,} tokens{holds}"
         if "gpu_alone_wrong_pass" in e:
             pred += " **wrong PASS**"
@@ -61,6 +66,8 @@ def main():
         withlog = f"{c['verdict']}, {ctok} tokens{gap}"
         print(f"| `{e['file']}` | {' '.join(filter(None, [e['engine'], e.get('engine_version')]))}, {g['gpu']} | {logged_s} | {pred} | "
               f"{g['verdict']} | {withlog} |")
+    print(f"\nOf {measured} logs with a positive logged KV memory, the band's favourable end is within 5 % of it for "
+          f"{near_fav} and the unfavourable end for {near_unfav}.")
 
 
 if __name__ == "__main__":
