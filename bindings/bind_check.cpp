@@ -1,4 +1,7 @@
 // kvplan.check: an engine launch command or a deployment file against a GPU, with a verdict.
+#include <fstream>
+#include <sstream>
+
 #include <pybind11/stl.h>
 
 #include "common.h"
@@ -13,7 +16,8 @@ void bind_check(pyb::module_& m) {
   using namespace kvplan::py;
   m.def("_check", [](pyb::handle command, pyb::handle file, pyb::handle deployment, pyb::handle gpu,
                      pyb::handle gpus, pyb::handle model, pyb::handle require_concurrency,
-                     pyb::handle require_context, pyb::handle format) -> pyb::object {
+                     pyb::handle require_context, pyb::handle format, pyb::handle gpu_memory, pyb::handle strict,
+                     pyb::handle engine_log, pyb::handle engine_version, pyb::handle weights) -> pyb::object {
     const int given = !command.is_none() + !file.is_none() + !deployment.is_none();
     if (given != 1)
       throw InputError::value("check", std::to_string(given) + " sources",
@@ -35,9 +39,33 @@ void bind_check(pyb::module_& m) {
       d = parse_deployment(str_arg(deployment, "deployment"), "<deployment>");
     }
     CheckOptions o;
-    o.gpu = str_arg(gpu, "gpu");
+    if (!gpu.is_none()) o.gpu = str_arg(gpu, "gpu");
+    if (!gpu_memory.is_none()) {
+      // A custom total (or the named GPU's, replaced), as `kvplan check --gpu-memory`.
+      Accelerator a = o.gpu.empty() ? Accelerator{} : find_accelerator(o.gpu);
+      if (a.name.empty()) a.name = "custom";
+      a.memory_bytes = pyb::isinstance<pyb::str>(gpu_memory) ? parse_memory_size(gpu_memory.cast<std::string>(), "gpu_memory")
+                                                            : bytes_arg(gpu_memory, "gpu_memory");
+      a.memory_basis = "given by gpu_memory";
+      a.memory_marketing_bytes = a.memory_bytes;
+      o.device = a;
+    }
+    if (!strict.is_none()) o.strict = strict.cast<bool>();
+    if (!engine_version.is_none()) o.engine_version = str_arg(engine_version, "engine_version");
+    if (!engine_log.is_none()) {
+      pyb::object p = pyb::reinterpret_borrow<pyb::object>(engine_log);
+      if (pyb::hasattr(p, "__fspath__")) p = p.attr("__fspath__")();
+      const std::string path = str_arg(p, "engine_log");
+      std::ifstream in(path);
+      if (!in) throw InputError::value("engine_log", path, "a readable start-up log file");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      o.engine_log = ss.str();
+      o.engine_log_source = path;
+    }
     if (!gpus.is_none()) o.gpus = count_arg(gpus, "gpus", 1);
     if (!model.is_none()) o.model = str_arg(model, "model");
+    o.weight_bytes = opt_bytes_arg(weights, "weights");  // as `kvplan check --weights`
     o.require_concurrency = opt_tokens_arg(require_concurrency, "require_concurrency");
     o.require_context = opt_tokens_arg(require_context, "require_context");
     const CheckResult r = check_deployment(d, o);
@@ -45,5 +73,6 @@ void bind_check(pyb::module_& m) {
     return to_python(to_json(r));
   }, pyb::kw_only(), "command"_a = pyb::none(), "file"_a = pyb::none(), "deployment"_a = pyb::none(),
      "gpu"_a = pyb::none(), "gpus"_a = pyb::none(), "model"_a = pyb::none(), "require_concurrency"_a = pyb::none(),
-     "require_context"_a = pyb::none(), "format"_a = pyb::none());
+     "require_context"_a = pyb::none(), "format"_a = pyb::none(), "gpu_memory"_a = pyb::none(), "strict"_a = pyb::none(),
+     "engine_log"_a = pyb::none(), "engine_version"_a = pyb::none(), "weights"_a = pyb::none());
 }

@@ -1,11 +1,14 @@
 // kvplan check: does an engine launch command, launch script, Kubernetes manifest, compose file
 // or deployment file start on the named GPUs, and does it meet --require-concurrency /
-// --require-context? Exit 0 pass, 1 fail, 2 bad input; every outcome in the --format asked for.
+// --require-context? Exit 0 pass, 1 fail, 2 bad input, 3 uncertain (1 with --strict); every
+// outcome in the --format asked for.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
-#include "common.h"
+#include "plan_options.h"
 #include "kvplan/check.h"
 
 namespace kvplan::cli {
@@ -13,8 +16,10 @@ namespace kvplan::cli {
 namespace {
 struct CheckCliOptions {
   std::vector<std::string> command;
-  std::string file, gpu, model, weights, format = "text";
-  std::uint64_t gpus = 0;
+  std::string file, gpu, gpu_file, gpu_memory, model, weights, format = "text";
+  std::string engine_log, engine_version;
+  bool strict = false;
+  std::optional<std::uint64_t> gpus;
   std::optional<std::uint64_t> require_concurrency;
   std::string require_context;
 };
@@ -26,7 +31,25 @@ int run_check(const CheckCliOptions& o) {
   try {
     CheckOptions c;
     c.gpu = o.gpu;
-    c.gpus = o.gpus;
+    if (!o.gpu_file.empty() || !o.gpu_memory.empty()) {
+      PlanOptions dev;
+      dev.gpu = o.gpu;
+      dev.gpu_file = o.gpu_file;
+      dev.gpu_memory = o.gpu_memory;
+      c.device = dev.device();
+    }
+    c.strict = o.strict;
+    c.engine_version = o.engine_version;
+    if (!o.engine_log.empty()) {
+      std::ifstream in(o.engine_log);
+      if (!in) throw InputError::value("--engine-log", o.engine_log, "a readable start-up log file");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      c.engine_log = ss.str();
+      c.engine_log_source = o.engine_log;
+    }
+    if (o.gpus && *o.gpus == 0) throw InputError::value("--gpus", "0", "a positive GPU count");
+    c.gpus = o.gpus.value_or(0);
     if (!o.model.empty()) c.model = o.model;
     c.require_concurrency = o.require_concurrency;
     if (o.require_concurrency && *o.require_concurrency == 0)
@@ -75,6 +98,13 @@ static void register_check(CLI::App& app, Runner& run) {
                   "helm template output, a compose file, a launch script or a kvplan deployment file");
   cmd->add_option("--file,-f", o->file, "a deployment file (see docs/engines.md)");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100; default: the manifest's nvidia.com/gpu.product selector");
+  cmd->add_option("--gpu-memory", o->gpu_memory,
+                  "device memory as the runtime reports it, with a unit (20GiB, 24GB); overrides the catalog, or alone a custom device");
+  cmd->add_option("--gpu-file", o->gpu_file, "a custom accelerator: JSON object with the catalog's keys");
+  cmd->add_option("--engine-log", o->engine_log,
+                  "a start-up log of this deployment: the engine's measured memory replaces kvplan's estimates");
+  cmd->add_option("--engine-version", o->engine_version, "vLLM version whose budget to model: 0.6.3 (V0), 0.10 (V1), 0.21+ (default: latest)");
+  cmd->add_flag("--strict", o->strict, "treat UNCERTAIN as failure (exit 1 instead of 3)");
   cmd->add_option("--gpus", o->gpus, "GPU count (default: the deployment's, else tp x pp x dp)");
   cmd->add_option("--model", o->model, "the config kvplan reads (llama-server -m FILE.gguf: the file itself when it is there)");
   cmd->add_option("--weights", o->weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");

@@ -48,8 +48,11 @@ struct VerbRegistration {
 };
 #define KVPLAN_VERB(order, fn) static const ::kvplan::cli::VerbRegistration kvplan_verb_##fn{order, &fn}
 
-// Exit code for a failed check (kvplan check, --require-*): 1. Bad input: 2.
+// Exit codes (docs/cli.md): 0 success / PASS; 1 a failed check (kvplan check FAIL, --require-*);
+// 2 bad input; 3 kvplan check UNCERTAIN (kvplan::kExitUncertain; 1 with --strict); 4 an internal
+// error (a bug: please report it).
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternal = 4;
 
 }  // namespace kvplan::cli

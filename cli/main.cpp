@@ -1,4 +1,5 @@
-// kvplan: each verb is one library call; errors become exit code 2 with a one-line message.
+// kvplan: each verb is one library call; errors become exit code 2 with a one-line message
+// (4 for an internal error; 3 is kvplan check's UNCERTAIN).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -59,6 +60,6 @@ int main(int argc, char** argv) {
     return cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "kvplan: internal error: " << e.what() << "\n";
-    return 3;
+    return cli::kExitInternal;
   }
 }

@@ -73,7 +73,7 @@ struct PlanOptions {
       throw InputError::value("--gpu", "nothing", "an accelerator name (kvplan gpus), --gpu-file or --gpu-memory");
     }
     if (!gpu_memory.empty()) {
-      a.memory_bytes = parse_bytes(gpu_memory, "--gpu-memory");
+      a.memory_bytes = parse_memory_size(gpu_memory, "--gpu-memory");
       a.memory_basis = "given by --gpu-memory";
       a.memory_marketing_bytes = a.memory_bytes;
       a.memory_marketing = format_gb(a.memory_bytes, 0);

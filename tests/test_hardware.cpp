@@ -67,7 +67,8 @@ BOOST_AUTO_TEST_CASE(every_entry_is_complete_and_plausible) {
     BOOST_TEST_CONTEXT(a.name) {
       BOOST_TEST(a.memory_bytes > 0u);
       BOOST_TEST(a.bandwidth_bytes_per_s > 0);
-      BOOST_TEST(a.bf16_flops > 0);
+      // A peak the vendor does not state is 0, and the source says so.
+      BOOST_TEST((a.bf16_flops > 0 || a.source.find("not stated") != std::string::npos), a.source);
       BOOST_TEST(!a.source.empty());
       BOOST_TEST(!a.interconnect.empty());
       BOOST_TEST(!a.vendor.empty());
@@ -79,7 +80,7 @@ BOOST_AUTO_TEST_CASE(every_entry_is_complete_and_plausible) {
       const double ratio = static_cast<double>(a.memory_bytes) / static_cast<double>(a.memory_marketing_bytes);
       BOOST_TEST((ratio > 0.9 && ratio < 1.1), ratio);
       // Decode is bandwidth-bound on every one of them: more than 10 FLOPs per byte.
-      BOOST_TEST(a.bf16_flops / a.bandwidth_bytes_per_s > 10);
+      if (a.bf16_flops > 0) BOOST_TEST(a.bf16_flops / a.bandwidth_bytes_per_s > 10);
     }
   }
 }
@@ -100,8 +101,10 @@ BOOST_AUTO_TEST_CASE(custom_device_from_json) {
   const Accelerator b = accelerator_from_json(
       R"({"accelerators": [{"name": "X", "memory_bytes": 1073741824, "bandwidth_bytes_per_s": 1e11}]})", "x.json");
   BOOST_TEST(b.memory_bytes == 1073741824u);
-  BOOST_CHECK_EXCEPTION(accelerator_from_json(R"({"name": "X", "memory_bytes": 10})", "x.json"), InputError,
-                        HasMessage({"x.json", "bandwidth_bytes_per_s", "missing"}));
+  // No bandwidth: a device that plans memory only (no decode-speed figures).
+  BOOST_TEST(accelerator_from_json(R"({"name": "X", "memory_bytes": 10})", "x.json").bandwidth_bytes_per_s == 0);
+  BOOST_CHECK_EXCEPTION(accelerator_from_json(R"({"name": "X", "memory_bytes": 10, "bandwidth_bytes_per_s": -1})", "x.json"),
+                        InputError, HasMessage({"x.json", "bandwidth_bytes_per_s"}));
   BOOST_CHECK_EXCEPTION(accelerator_from_json(R"({"name": "X", "memory_bytes": -5, "bandwidth_bytes_per_s": 1})", "x.json"),
                         InputError, HasMessage({"x.json", "memory_bytes"}));
   BOOST_CHECK_EXCEPTION(accelerator_from_json("{not json", "bad.json"), InputError, HasMessage({"bad.json", "not valid JSON"}));

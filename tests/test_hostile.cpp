@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(planner_refuses_nonfinite_and_negative_rates) {
   BOOST_CHECK_THROW(plan(m, bad), InputError);
   bad = in;
   bad.gpu.bandwidth_bytes_per_s = std::numeric_limits<double>::infinity();
-  BOOST_CHECK_EXCEPTION(plan(m, bad), InputError, HasMessage({"GPU bandwidth (--gpu-bandwidth)", "a positive finite rate"}));
+  BOOST_CHECK_EXCEPTION(plan(m, bad), InputError, HasMessage({"GPU bandwidth (--gpu-bandwidth)", "a non-negative finite rate"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

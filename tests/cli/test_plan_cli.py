@@ -179,8 +179,9 @@ def custom_device():
         assert j["gpu"] == "Card" and j["per_gpu"]["memory_bytes"] == 24 * 2**30
         with open(f.name, "w") as g:
             g.write('{"name": "Card", "memory_bytes": 5}')
+        # No bandwidth in the file: memory is planned, decode speed is not (and the plan says so).
         r = run("plan", "meta-llama/Llama-3.2-1B-Instruct", "--gpu-file", f.name)
-        assert r.returncode == 2 and "bandwidth_bytes_per_s" in r.stderr and f.name in r.stderr, r.stderr
+        assert r.returncode == 0 and "no memory bandwidth" in r.stdout, r.stdout + r.stderr
     finally:
         os.unlink(f.name)
 

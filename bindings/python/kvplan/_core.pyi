@@ -90,7 +90,8 @@ def engine_options(engine: str) -> list[str]: ...
 
 def _check(*, command: Any = None, file: Any = None, deployment: Any = None, gpu: Any = None,
            gpus: Any = None, model: Any = None, require_concurrency: Any = None,
-           require_context: Any = None, format: Any = None) -> Union[Record, str]: ...
+           require_context: Any = None, format: Any = None, gpu_memory: Any = None, strict: Any = None,
+           engine_log: Any = None, engine_version: Any = None, weights: Any = None) -> Union[Record, str]: ...
 
 # Reference runtime (present when kvplan::runtime is built)
 def measure(model: Model, *, tokens: Tokens = 64, kv_dtype: Dtype = None, k_dtype: Dtype = None,

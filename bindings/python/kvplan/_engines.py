@@ -27,7 +27,8 @@ def engine_text(engine, model, **options):
 
 
 def check(command=None, *, file=None, deployment=None, gpu=None, gpus=None, model=None,
-          require_concurrency=None, require_context=None, format=None):
+          require_concurrency=None, require_context=None, format=None, gpu_memory=None, strict=None,
+          engine_log=None, engine_version=None, weights=None):
     """Check a deployment the way ``kvplan check`` does: does the engine start on these GPUs, and
     does it meet the requirements?
 
@@ -38,7 +39,12 @@ def check(command=None, *, file=None, deployment=None, gpu=None, gpus=None, mode
     Returns a Record (``kvplan check --format json``: passed, starts, gpus_needed, kv_cache_tokens,
     max_concurrency, checks, reasons, log_lines ...), or the report as a string when `format` is
     "text", "json", "github" or "junit". A failed check is a result (passed=False), not an error.
+    `verdict` is "PASS", "UNCERTAIN" or "FAIL" (docs/engines.md, "The memory budget"); `strict`
+    makes UNCERTAIN exit 1; `gpu_memory` ("20GiB" or bytes) replaces the device total;
+    `engine_log` (a path) reads the engine's measured memory; `engine_version` picks the vLLM budget;
+    `weights` ("16GB" or bytes) replaces kvplan's count of the checkpoint, as ``--weights``.
     """
     return _core._check(command=command, file=file, deployment=deployment, gpu=gpu, gpus=gpus, model=model,
                         require_concurrency=require_concurrency, require_context=require_context,
-                        format=format)
+                        format=format, gpu_memory=gpu_memory, strict=strict, engine_log=engine_log,
+                        engine_version=engine_version, weights=weights)

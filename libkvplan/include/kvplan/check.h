@@ -12,8 +12,10 @@
 #include <variant>
 #include <vector>
 
+#include "kvplan/budget.h"
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
+#include "kvplan/hardware.h"
 
 namespace kvplan {
 
@@ -95,18 +97,31 @@ std::string engine_flag_source(EngineKind e);
 
 struct CheckOptions {
   std::string gpu;                      // overrides the deployment's
+  std::optional<Accelerator> device;    // a custom device (--gpu-memory / --gpu-file): replaces gpu
   std::uint64_t gpus = 0;               // 0: the deployment's, else tp x pp (x dp)
   std::optional<std::string> model;     // overrides the model named in the command
   std::optional<std::uint64_t> weight_bytes;  // total weights, replaces weight_bytes(model) (--weights)
   std::optional<std::uint64_t> require_concurrency;
   std::optional<std::uint64_t> require_context;
+  bool strict = false;                  // UNCERTAIN exits 1 instead of kExitUncertain
+  std::string engine_version;           // vLLM: "0.6.3", "0.10.1", "0.21", "latest" (default)
+  std::optional<std::string> engine_log;  // the text of the engine's start-up log (--engine-log)
+  std::string engine_log_source;        // its file name, for messages
 };
+
+// PASS: every requirement holds at the unfavourable end of the budget's band; FAIL: one fails
+// even at the favourable end; UNCERTAIN: otherwise.
+enum class Verdict { pass, uncertain, fail };
+std::string_view verdict_name(Verdict v);  // "PASS", "UNCERTAIN", "FAIL"
+// Exit codes: 0 pass, 1 fail, 3 uncertain (1 with --strict); 2 is bad input (docs/cli.md).
+inline constexpr int kExitUncertain = 3;
 
 struct CheckRequirement {
   std::string name;                     // "starts", "gpus", "concurrency", "context", "validation"
   bool ok = true;
   std::string required, actual;
   std::string message;
+  Verdict status = Verdict::pass;       // ok is status == pass (holds at the unfavourable end)
 };
 
 // The engine's own figures, as its profile computed them (formatted by report's to_json).
@@ -127,14 +142,32 @@ struct CheckResult {
   std::uint64_t context = 0;            // max-model-len / context length / slot context
   double max_concurrency = 0;           // sequences of `context` tokens at once
   std::uint64_t max_fitting_context = 0;
-  bool passed = true;
+  bool passed = true;                   // verdict == pass
+  Verdict verdict = Verdict::pass;
+  bool strict = false;
+  bool calibrated = false;              // an engine log supplied the measured terms
+  std::string engine_version;           // the budget model used (vLLM version range)
+  // The budget: device total as the runtime sees it and the terms taken before the KV cache.
+  std::uint64_t device_low_bytes = 0, device_high_bytes = 0;
+  std::string device_basis;
+  std::vector<BudgetTerm> budget;
+  // KV memory per GPU, signed (negative when weights and the rest overrun the budget), at the
+  // unfavourable and favourable ends; kv_budget_bytes above is the first clamped at 0.
+  std::int64_t kv_memory_bytes = 0, kv_memory_favourable_bytes = 0;
+  std::uint64_t kv_cache_tokens_favourable = 0;
+  double max_concurrency_favourable = 0;
+  std::uint64_t margin_bytes = 0;       // more KV memory per GPU that would make an UNCERTAIN verdict PASS
+  std::string margin;                   // the same, as advice (empty unless UNCERTAIN)
   std::vector<CheckRequirement> checks;
   std::vector<std::string> reasons;     // one sentence per failed check
   std::vector<std::string> notes;       // estimates and assumptions used
   std::vector<std::string> ignored_flags;  // engine flags that do not change memory
   std::vector<std::string> log_lines;   // the engine's own lines
-  EngineResult engine_result;
-  int exit_code() const { return passed ? 0 : 1; }
+  EngineResult engine_result;           // at the unfavourable end of the band
+  // 0 PASS, 1 FAIL, kExitUncertain UNCERTAIN (1 with strict).
+  int exit_code() const {
+    return verdict == Verdict::pass ? 0 : verdict == Verdict::fail ? 1 : (strict ? 1 : kExitUncertain);
+  }
 };
 
 CheckResult check_deployment(const Deployment& d, const CheckOptions& o);
@@ -151,7 +184,8 @@ struct CheckOutcome {
 // Every deployment in a file / one launch command, each checked; errors become outcomes.
 std::vector<CheckOutcome> check_file(const std::string& path, const CheckOptions& o);
 std::vector<CheckOutcome> check_command(const std::vector<std::string>& argv, const CheckOptions& o);
-// 2 if any outcome is an error, else 1 if any check failed, else 0.
+// 2 if any outcome is an error, else 1 if any result is FAIL (or UNCERTAIN under strict), else
+// kExitUncertain if any is UNCERTAIN, else 0.
 int check_exit_code(const std::vector<CheckOutcome>& outcomes);
 
 // Formatters (report/check_report.cpp).

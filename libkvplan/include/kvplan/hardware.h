@@ -34,6 +34,15 @@ const Accelerator& find_accelerator(std::string_view name);
 // {"accelerators": [...]} with exactly one entry is accepted too.
 Accelerator accelerator_from_json(std::string_view json_text, std::string_view source);
 
+// The device total the engine's runtime sees (cudaMemGetInfo, torch.cuda.mem_get_info, ROCm,
+// Metal's working-set limit) as a band [low, high]: exact for a size the user gave, the
+// nvidia-smi figure less the driver's reservation, or a datasheet estimate.
+struct MemoryBand {
+  std::uint64_t low = 0, high = 0;
+  std::string basis;
+};
+MemoryBand runtime_memory_band(const Accelerator& a);
+
 // Which capacity a count of devices is measured against.
 enum class CapacityBasis {
   device,     // memory_bytes, what the runtime reports (what plans use)

@@ -1,5 +1,6 @@
 #pragma once
 // Everything public in one include.
+#include "kvplan/budget.h"
 #include "kvplan/check.h"
 #include "kvplan/checked.h"
 #include "kvplan/checkpoint.h"

@@ -6,10 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <functional>
 #include <sstream>
+#include <variant>
 
 #include "check/flags.h"
 #include "check/yaml.h"
+#include "kvplan/budget.h"
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
@@ -54,22 +58,13 @@ bool env_set(const Deployment& d, const std::string& name) {
   return false;
 }
 
-// Estimates used where an engine measures at start-up (documented in docs/engines.md).
-constexpr std::uint64_t kNonTorchBytes = 512 * MiB;
-constexpr std::uint64_t kCudaGraphBytes = 512 * MiB;
-constexpr std::uint64_t kCudaContextBytes = 512 * MiB;
-constexpr std::uint64_t kSamplerSeqs = 256;
-
-// Activation peak of a profile run over `tokens` tokens on one rank.
-std::uint64_t activation_estimate(const ModelSpec& m, std::uint64_t tokens, std::uint64_t tp) {
-  std::uint64_t inter = m.dims.intermediate_size;
-  if (m.dims.num_experts && m.dims.moe_intermediate_size)
-    inter = std::max(inter, m.dims.moe_intermediate_size * std::max<std::uint64_t>(1, m.dims.experts_per_token));
-  const std::uint64_t per_token = checked_add(ceil_div(checked_mul(2, inter), tp), checked_mul(4, m.dims.hidden_size));
-  return checked_add(checked_product({tokens, per_token, 2}), checked_product({kSamplerSeqs, m.dims.vocab_size, 4}));
-}
-
 std::string fmt_ctx(std::uint64_t n) { return format_count(n); }
+
+// Bytes per element of the model dtype above fp8's one (bf16/fp16: 1, fp32: 3).
+std::uint64_t dtype_bytes_minus_fp8(Dtype d) {
+  const std::uint64_t b = row_bytes(d, 1024) / 1024;
+  return b > 1 ? b - 1 : 0;
+}
 
 }  // namespace
 
@@ -171,16 +166,27 @@ std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_
 // ---------------------------------------------------------------------------------------------
 // The verdict
 // ---------------------------------------------------------------------------------------------
+namespace {
+constexpr const char* kTpPp = "GPU count (tensor x pipeline parallel size)";
+// tp x pp x dp, each product checked with the name of what overflowed (absurd degrees are an
+// error, never a wrapped count).
+std::uint64_t gpu_count(std::uint64_t tp, std::uint64_t pp, std::uint64_t dp) {
+  return checked_mul(checked_mul(tp, pp, kTpPp), dp, "GPU count (tensor x pipeline x data parallel size)");
+}
+}  // namespace
+
 CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   CheckResult r;
   r.source = d.source;
   r.name = d.name;
   r.where = d.where();
   r.line = d.line;
+  r.strict = o.strict;
   r.engine = std::string(engine_name(d.engine));
   r.gpu = o.gpu.empty() ? d.gpu : o.gpu;
-  if (r.gpu.empty())
-    throw InputError::value("--gpu", "", "a GPU name (e.g. H100, A100-80GB; see kvplan gpus), or a nvidia.com/gpu.product node selector");
+  if (r.gpu.empty() && !o.device)
+    throw InputError::value("--gpu", "", "a GPU name (e.g. H100, A100-80GB; see kvplan gpus), --gpu-memory, --gpu-file, or a "
+                                         "nvidia.com/gpu.product node selector");
   const auto require_concurrency = o.require_concurrency ? o.require_concurrency : d.require_concurrency;
   const auto require_context = o.require_context ? o.require_context : d.require_context;
 
@@ -190,7 +196,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   if (!f.ignored.empty()) {
     std::string s;
     for (const auto& x : f.ignored) s += (s.empty() ? "" : ", ") + x;
-    r.notes.push_back("flags that do not change the KV cache were ignored: " + s);
+    r.notes.push_back("flags that do not change GPU memory were ignored: " + s);
   }
   std::vector<std::string> unmodelled = f.unmodelled;
 
@@ -213,10 +219,32 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   if ((d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) && f.has("--dtype") && f.get("--dtype") != "auto")
     m.dtype = parse_dtype(f.get("--dtype"), "--dtype");
 
-  const Accelerator& acc = find_accelerator(r.gpu);
+  const Accelerator acc = o.device ? *o.device : find_accelerator(r.gpu);
   r.gpu = acc.name;
   r.gpu_memory_bytes = acc.memory_bytes;
-  WeightBytes wb = weight_bytes(m);
+  // --quantization: fp8 quantizes a 16-bit checkpoint's weights when it loads (vLLM Fp8LinearMethod,
+  // SGLang the same); other methods name the checkpoint's own format, which weight_bytes reads
+  // from its quantization_config.
+  std::optional<Dtype> weight_override;
+  if ((d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) && f.has("--quantization")) {
+    const std::string q = f.get("--quantization");
+    if (q == "fp8") {
+      weight_override = Dtype::fp8_e4m3;
+      r.notes.push_back("--quantization fp8: weights stored in fp8 when loaded");
+    } else if (!m.quantization) {
+      throw InputError::value("--quantization", q, "fp8, or a method the checkpoint's quantization_config names (" + m.name +
+                                                       " has none, so its weights are not " + q + ")");
+    }
+  }
+  WeightBytes wb = weight_bytes(m, weight_override);
+  if (weight_override) {
+    // The embedding and the LM head stay in the model dtype (vLLM's Fp8LinearMethod quantizes
+    // linear layers only): add back what the fp8 count took off them.
+    const std::uint64_t tables = m.dims.tie_word_embeddings ? 1 : 2;
+    const std::uint64_t extra = checked_product({tables, m.dims.vocab_size, m.dims.hidden_size, dtype_bytes_minus_fp8(m.dtype)});
+    wb.total = checked_add(wb.total, extra);
+    wb.non_experts = checked_add(wb.non_experts, extra);
+  }
   if (o.weight_bytes) {  // --weights: the user's figure for the whole checkpoint
     wb.total = wb.non_experts = wb.active = *o.weight_bytes;
     wb.experts = 0;
@@ -225,34 +253,82 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   const bool blackwell = acc.name.find("B200") != std::string::npos || acc.name.find("B100") != std::string::npos ||
                          acc.name.find("B300") != std::string::npos;
 
+  // The engine's own measurements, when a start-up log is given.
+  std::optional<EngineLogFigures> logf;
+  if (o.engine_log) {
+    logf = read_engine_log(*o.engine_log, d.engine, o.engine_log_source);
+    r.calibrated = true;
+    for (const auto& l : logf->lines_used) r.notes.push_back("engine log: " + l);
+  }
+
+  // The budget's terms (kvplan/budget.h) and the device total as the runtime sees it.
+  const MemoryBand band = runtime_memory_band(acc);
+  BudgetInput bin;
+  bin.engine = d.engine;
+  bin.device = {band.low, band.high};
+  bin.vllm_version = d.engine == EngineKind::vllm ? parse_vllm_version(o.engine_version) : VllmBudgetVersion::v1_graphs;
+
   std::uint64_t tp = 1, pp = 1, dp = 1;
-  auto add_check = [&](std::string name, bool ok, std::string required, std::string actual, std::string message) {
-    r.checks.push_back({std::move(name), ok, std::move(required), std::move(actual), message});
-    if (!ok) {
-      r.passed = false;
-      r.reasons.push_back(std::move(message));
-    }
+
+  // A check holds at both ends (PASS), at neither (FAIL), or only at the favourable end (UNCERTAIN).
+  auto add_check = [&](std::string name, bool ok_worst, bool ok_best, std::string required, std::string actual, std::string message) {
+    const Verdict v = ok_worst ? Verdict::pass : (ok_best ? Verdict::uncertain : Verdict::fail);
+    r.checks.push_back({std::move(name), ok_worst, std::move(required), std::move(actual), message, v});
+    if (v == Verdict::fail) r.verdict = Verdict::fail;
+    else if (v == Verdict::uncertain && r.verdict == Verdict::pass) r.verdict = Verdict::uncertain;
+    if (v != Verdict::pass) r.reasons.push_back(std::move(message));
+    r.passed = r.verdict == Verdict::pass;
   };
-  // The engine's own start-up validation: where it refuses to start, the verdict says so.
+  // The engine's own start-up validation: where it refuses to start, the verdict says so (FAIL at
+  // every end of the band).
   auto refused = [&](std::uint64_t context) {
     const std::string why = engine_refusal(d, m, tp, context);
     if (why.empty()) return false;
     r.starts = false;
     r.tp = tp;
     r.pp = pp;
-    r.gpus_needed = checked_product({tp, pp, dp});
+    r.gpus_needed = gpu_count(tp, pp, dp);
     r.gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : r.gpus_needed);
-    add_check("starts", false, "the engine's start-up validation", "refused", why);
+    add_check("starts", false, false, "the engine's start-up validation", "refused", why);
     return true;
   };
+
+  // One evaluation of the engine at one end of the band. The unfavourable end (least memory for
+  // the KV cache) decides PASS; the favourable end decides FAIL.
+  struct Outcome {
+    bool starts = true;
+    std::int64_t kv_memory = 0;       // signed: negative when the fixed terms exceed the budget
+    std::uint64_t kv_tokens = 0, context = 0, max_fitting_context = 0;
+    std::uint64_t request_bytes = 0;  // one full-length request (vLLM), for the margin
+    double max_concurrency = 0;
+    std::string error;
+    bool weights_exceed = false;
+    std::vector<std::string> log_lines, notes;
+    EngineResult engine_result;
+  };
   // A scheduler cap on running sequences (vLLM --max-num-seqs, TRT-LLM max_batch_size).
-  auto cap_concurrency = [&](std::uint64_t cap, const char* flag) {
-    if (static_cast<double>(cap) < r.max_concurrency) {
-      r.notes.push_back(std::string(flag) + " " + std::to_string(cap) + " caps concurrency at " + std::to_string(cap) +
-                        " (the KV cache holds " + format_fixed(r.max_concurrency, 2) + "x)");
-      r.max_concurrency = static_cast<double>(cap);
+  auto cap_concurrency = [](Outcome& out, std::uint64_t cap, const char* flag) {
+    if (static_cast<double>(cap) < out.max_concurrency) {
+      out.notes.push_back(std::string(flag) + " " + std::to_string(cap) + " caps concurrency at " + std::to_string(cap) +
+                          " (the KV cache holds " + format_fixed(out.max_concurrency, 2) + "x)");
+      out.max_concurrency = static_cast<double>(cap);
     }
   };
+  EngineBudget budget;
+  auto device_at = [&](bool fav) { return fav ? budget.device.high : budget.device.low; };
+  auto term_at = [&](std::string_view name, bool fav) -> std::uint64_t {
+    if (BudgetTerm* t = budget.find(name)) return fav ? t->low : t->high;
+    return 0;
+  };
+  auto measured = [&](std::string_view name, const std::optional<ByteBand>& b) {
+    if (!b) return;
+    if (BudgetTerm* t = budget.find(name)) *t = {t->name, b->low, b->high, "measured (engine log)", t->source};
+  };
+  auto signed_of = [](std::uint64_t a, std::uint64_t b) {
+    return a >= b ? static_cast<std::int64_t>(a - b) : -static_cast<std::int64_t>(b - a);
+  };
+  std::function<Outcome(bool)> evaluate;
+  std::uint64_t weights_per_gpu = 0;
 
   switch (d.engine) {
     case EngineKind::vllm: {
@@ -272,6 +348,20 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       v.gpu_memory_utilization = fraction_flag(f, "--gpu-memory-utilization", 0.9);
       if (f.has("--kv-cache-memory-bytes")) v.kv_cache_memory_bytes = vllm_int_flag(f, "--kv-cache-memory-bytes", 0);
       if (f.has("--attention-backend")) v.attention_backend = f.get("--attention-backend");
+      {
+        // FlashMLA (64-token blocks) runs on SM90/SM100 only; elsewhere vLLM's CUDA platform picks
+        // TRITON_MLA, whose block stays 16 (vllm/platforms/cuda.py get_attn_backend_cls).
+        bool mla = false, sparse = false;
+        for (const auto& l : m.layers)
+          if (const auto* x = std::get_if<Mla>(&l.cache)) mla = true, sparse = sparse || x->index_head_dim > 0;
+        const bool sm90 = acc.name.rfind("H100", 0) == 0 || acc.name.rfind("H200", 0) == 0 || acc.name.rfind("H20-", 0) == 0 ||
+                          acc.name.rfind("H800", 0) == 0 || acc.name.rfind("GH200", 0) == 0;
+        const bool sm100 = blackwell || acc.name.rfind("GB200", 0) == 0;
+        if (mla && !sparse && v.attention_backend.empty() && !sm90 && !sm100) {
+          v.attention_backend = "TRITON_MLA";
+          r.notes.push_back("MLA on " + acc.name + ": FlashMLA needs SM90/SM100, so vLLM uses TRITON_MLA (block size 16)");
+        }
+      }
       if (f.has("--mamba-cache-mode")) v.mamba_cache_mode = f.get("--mamba-cache-mode");
       if (f.has("--mamba-cache-dtype")) v.mamba_cache_dtype = f.get("--mamba-cache-dtype");
       if (f.has("--mamba-ssm-cache-dtype")) v.mamba_ssm_cache_dtype = f.get("--mamba-ssm-cache-dtype");
@@ -279,36 +369,144 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       v.disable_hybrid_kv_cache_manager = bool_flag(f, "--disable-hybrid-kv-cache-manager");
       if (f.has("--num-gpu-blocks-override")) v.num_gpu_blocks_override = int_flag(f, "--num-gpu-blocks-override", 0);
       v.blackwell = blackwell;
-      v.gpu_memory_bytes = acc.memory_bytes;
-      v.weights_bytes = ceil_div(wb.total, checked_mul(tp, pp));
-      v.activation_peak_bytes = activation_estimate(m, v.max_num_batched_tokens, tp);
-      v.non_torch_bytes = tp > 1 ? 2 * kNonTorchBytes : kNonTorchBytes;
-      v.cudagraph_bytes = bool_flag(f, "--enforce-eager") ? 0 : kCudaGraphBytes;
-      if (!v.kv_cache_memory_bytes)
-        r.notes.push_back("estimated per GPU: weights " + format_gib(v.weights_bytes) + ", activation peak " +
-                          format_gib(v.activation_peak_bytes) + ", non-torch " + format_gib(v.non_torch_bytes) +
-                          ", CUDA graphs " + format_gib(v.cudagraph_bytes) + " (vLLM measures these at start-up)");
-      VllmResult e = vllm_profile(m, v);
-      if (auto_fit && !e.starts && e.max_fitting_len > 0) {
-        // --max-model-len -1: vLLM searches the largest length that fits and starts with it.
-        const std::uint64_t from = e.max_model_len;
-        v.max_model_len = e.max_fitting_len;
-        e = vllm_profile(m, v);
-        e.log_lines.insert(e.log_lines.begin(), "Auto-fit max_model_len: reduced from " + std::to_string(from) + " to " +
-                                                    std::to_string(v.max_model_len));
+      // Expert parallelism (vLLM FusedMoE with --enable-expert-parallel): the routed experts are split
+      // over EP = tp x dp ranks; everything else is split over tp (and replicated per DP rank).
+      const bool ep = bool_flag(f, "--enable-expert-parallel");
+      weights_per_gpu = ep ? checked_add(ceil_div(wb.non_experts, checked_mul(tp, pp, kTpPp)), ceil_div(wb.experts, gpu_count(tp, pp, dp)))
+                           : ceil_div(wb.total, checked_mul(tp, pp, kTpPp));
+      if (ep && dp > 1) r.notes.push_back("--enable-expert-parallel: routed experts split over " + std::to_string(tp * dp) + " ranks");
+      // Speculative decoding: MTP / EAGLE draft layers hold weights and KV pages in the same pool.
+      std::uint64_t draft_layers = 0;
+      if (f.has("--speculative-config")) {
+        nlohmann::json sc;
+        try {
+          sc = nlohmann::json::parse(f.get("--speculative-config"));
+        } catch (const nlohmann::json::exception&) {
+          throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60), "a JSON object such as {\"method\": \"mtp\", \"num_speculative_tokens\": 1}");
+        }
+        if (!sc.is_object()) throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60), "a JSON object");
+        const std::string method = sc.contains("method") && sc["method"].is_string() ? sc["method"].get<std::string>() : "";
+        if (sc.contains("num_speculative_tokens") && sc["num_speculative_tokens"].is_number_unsigned())
+          v.num_speculative_tokens = sc["num_speculative_tokens"].get<std::uint64_t>();
+        if (method.find("mtp") != std::string::npos) {
+          if (wb.mtp == 0) throw InputError::value("--speculative-config method", method, "a model with MTP layers (num_nextn_predict_layers)");
+          weights_per_gpu = checked_add(weights_per_gpu, ceil_div(wb.mtp, tp));
+          draft_layers = 1;
+          r.notes.push_back("speculative " + method + ": MTP weights " + format_gib(ceil_div(wb.mtp, tp)) +
+                            " per GPU and one draft layer's KV pages (vLLM's MTP proposer)");
+        } else if (sc.contains("model") && sc["model"].is_string()) {
+          // A draft model (EAGLE head or a small model): its own weights, and its layers' KV in the pool.
+          const ModelSpec draft = load_model(sc["model"].get<std::string>());
+          weights_per_gpu = checked_add(weights_per_gpu, ceil_div(weight_bytes(draft).total, tp));
+          draft_layers = method.find("eagle") != std::string::npos ? 1 : draft.layers.size();
+          r.notes.push_back("speculative draft " + draft.name + ": weights " + format_gib(ceil_div(weight_bytes(draft).total, tp)) +
+                            " per GPU and " + std::to_string(draft_layers) + " draft layer(s) of KV pages, counted at the target's page size");
+        } else if (!method.empty() && method != "ngram" && method != "suffix") {
+          throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60),
+                                  "a \"model\" for the draft (EAGLE/EAGLE-3/draft model), or an MTP or ngram method");
+        }
       }
-      r.starts = e.starts;
-      r.kv_budget_bytes = e.available_kv_bytes;
-      r.kv_cache_tokens = e.kv_cache_tokens;
-      r.context = e.max_model_len;
-      r.max_concurrency = e.max_concurrency;
-      r.max_fitting_context = e.max_fitting_len;
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      if (f.has("--max-num-seqs")) cap_concurrency(positive(int_flag(f, "--max-num-seqs", 1), "--max-num-seqs"), "--max-num-seqs");
-      add_check("starts", e.starts, "one request of max-model-len fits", e.starts ? "fits" : "does not fit",
-                e.starts ? "vLLM starts" : "vLLM fails at start-up: " + e.error);
-      r.engine_result = std::move(e);
+      if (f.has("--cpu-offload-gb")) {
+        // vLLM keeps --cpu-offload-gb GiB of each GPU's weights in host memory (vllm/model_executor/models/utils.py
+        // maybe_offload_to_cpu: cpu_offload_gb * 1024**3 bytes).
+        const double gb = detail::plain_float(f.get("--cpu-offload-gb"), "--cpu-offload-gb");
+        if (!(gb >= 0) || !(gb < 1.0e9)) throw InputError::value("--cpu-offload-gb", f.get("--cpu-offload-gb"), "a non-negative number of GiB");
+        const auto off = static_cast<std::uint64_t>(gb * static_cast<double>(GiB));
+        r.notes.push_back("--cpu-offload-gb: " + format_gib(std::min(off, weights_per_gpu)) + " of each GPU's weights stay in host memory");
+        weights_per_gpu = off >= weights_per_gpu ? 0 : weights_per_gpu - off;
+      }
+      bin.weights_bytes = weights_per_gpu;
+      bin.tp = tp;
+      bin.max_num_batched_tokens = v.max_num_batched_tokens;
+      if (bin.vllm_version == VllmBudgetVersion::v0 && !f.has("--max-num-batched-tokens")) {
+        // V0's SchedulerConfig: without chunked prefill the profile batch is max(max_model_len, 2048)
+        // tokens; chunked prefill (on by default past 32K) uses 512 (vllm/config.py, V0).
+        const std::uint64_t mml = v.max_model_len ? v.max_model_len : m.dims.max_position_embeddings;
+        bin.max_num_batched_tokens = mml > 32768 ? 512 : std::max<std::uint64_t>(mml, 2048);
+      }
+      const std::uint64_t max_num_seqs = f.has("--max-num-seqs") ? positive(int_flag(f, "--max-num-seqs", 1), "--max-num-seqs") : 0;
+      bin.sampler_seqs = std::min<std::uint64_t>(max_num_seqs ? max_num_seqs : 256, v.max_num_batched_tokens);
+      bin.enforce_eager = bool_flag(f, "--enforce-eager");
+      budget = engine_budget(m, bin);
+      if (bool_flag(f, "--enable-lora")) {
+        // vLLM preallocates max_loras adapter slots of rank max_lora_rank on the GPU for every
+        // linear layer (vllm/lora/layers: lora_a_stacked / lora_b_stacked, in the model dtype):
+        // r x (in + out) per module; per layer q, k, v, o, gate, up, down sum to 7h + 2 q_dim + 2 kv_dim
+        // + 3 I with q_dim, kv_dim <= h. Band: kv_dim 0 and split over tp .. kv_dim = h, not split.
+        // --max-cpu-loras are host memory.
+        const std::uint64_t loras = positive(int_flag(f, "--max-loras", 1), "--max-loras");
+        const std::uint64_t rank = positive(int_flag(f, "--max-lora-rank", 16), "--max-lora-rank");
+        const std::uint64_t h = m.dims.hidden_size, inter = std::max(m.dims.intermediate_size, m.dims.moe_intermediate_size);
+        const std::uint64_t per = checked_product({loras, rank, row_bytes(m.dtype, 1024) / 1024, m.num_layers()}, "LoRA bytes");
+        const std::uint64_t low = ceil_div(checked_mul(per, checked_add(checked_mul(9, h), checked_mul(3, inter))), checked_mul(tp, pp, kTpPp));
+        const std::uint64_t high = checked_mul(per, checked_add(checked_mul(11, h), checked_mul(3, inter)));
+        budget.terms.push_back({"LoRA adapter slots", low, high, "estimate",
+                                "vllm/lora/layers BaseLinearLayerWithLoRA.create_lora_weights (max_loras x max_lora_rank)"});
+        if (m.dims.num_experts) r.notes.push_back("LoRA on routed experts is not counted (dense modules only)");
+      }
+      if (logf) {
+        measured("weights", logf->weights_bytes);
+        measured("CUDA graphs", logf->cudagraph_bytes);
+        measured("activation peak", logf->activation_bytes);
+        if (logf->total_bytes) budget.device = *logf->total_bytes, budget.device_basis = "measured (engine log)";
+      }
+      evaluate = [&, v, auto_fit, draft_layers, max_num_seqs](bool fav) {
+        VllmOptions x = v;
+        x.gpu_memory_bytes = device_at(fav);
+        x.weights_bytes = checked_add(term_at("weights", fav), term_at("LoRA adapter slots", fav));
+        x.activation_peak_bytes = term_at("activation peak", fav);
+        x.non_torch_bytes = term_at(budget.terms.size() > 2 ? budget.terms[2].name : "", fav);
+        x.cudagraph_bytes = term_at("CUDA graphs", fav);
+        if (logf && logf->available_kv_bytes && !x.kv_cache_memory_bytes) x.available_kv_bytes = fav ? logf->available_kv_bytes->high : logf->available_kv_bytes->low;
+        if (logf && logf->gpu_blocks) x.num_gpu_blocks_override = logf->gpu_blocks;  // the exact count beats the rounded GiB
+        // A log with only "GPU KV cache size: N tokens" (no KV memory line): the block count that
+        // logs N tokens in kvplan's layout, used only if sizing with it gives back exactly N.
+        std::optional<std::uint64_t> from_tokens;
+        if (logf && logf->vllm_kv_tokens && !logf->gpu_blocks && !logf->available_kv_bytes) {
+          const VllmResult probe = vllm_profile(m, x);
+          if (probe.block_size && probe.num_groups && *logf->vllm_kv_tokens % probe.block_size == 0)
+            x.num_gpu_blocks_override = from_tokens = checked_mul(*logf->vllm_kv_tokens / probe.block_size, probe.num_groups);
+        }
+        VllmResult e = vllm_profile(m, x);
+        if (logf && logf->vllm_kv_tokens && !logf->gpu_blocks && !logf->available_kv_bytes && (!from_tokens || e.kv_cache_tokens != *logf->vllm_kv_tokens))
+          throw InputError::value(o.engine_log_source + " (--engine-log)", "GPU KV cache size: " + format_count(*logf->vllm_kv_tokens) + " tokens",
+                                  "a token count kvplan's block layout for this model gives (whole blocks of " +
+                                      std::to_string(e.block_size) + " tokens per group); add the log's \"Available KV cache memory\" line");
+        if (draft_layers && !x.num_gpu_blocks_override && e.budget_bytes > 0 && m.num_layers() > 0) {
+          // The draft's layers take pages from the same pool: the target keeps L / (L + d) of it.
+          const std::uint64_t pool = x.available_kv_bytes ? *x.available_kv_bytes : x.kv_cache_memory_bytes ? *x.kv_cache_memory_bytes
+                                                                                 : static_cast<std::uint64_t>(e.budget_bytes);
+          x.available_kv_bytes = pool / (m.num_layers() + draft_layers) * m.num_layers();
+          x.kv_cache_memory_bytes.reset();
+          e = vllm_profile(m, x);
+        }
+        if (auto_fit && !e.starts && e.max_fitting_len > 0) {
+          // --max-model-len -1: vLLM searches the largest length that fits and starts with it.
+          const std::uint64_t from = e.max_model_len;
+          x.max_model_len = e.max_fitting_len;
+          e = vllm_profile(m, x);
+          e.log_lines.insert(e.log_lines.begin(), "Auto-fit max_model_len: reduced from " + std::to_string(from) + " to " +
+                                                      std::to_string(x.max_model_len));
+        }
+        Outcome out;
+        out.starts = e.starts;
+        out.kv_memory = x.available_kv_bytes || x.kv_cache_memory_bytes ? static_cast<std::int64_t>(e.available_kv_bytes)
+                        : from_tokens && e.page_bytes ? static_cast<std::int64_t>(checked_product({e.num_blocks, e.page_bytes, e.group_size}))
+                                      : e.budget_bytes;
+        out.kv_tokens = e.kv_cache_tokens;
+        out.context = e.max_model_len;
+        out.max_concurrency = e.max_concurrency;
+        out.max_fitting_context = e.max_fitting_len;
+        out.request_bytes = e.request_bytes;
+        const std::uint64_t usable = static_cast<std::uint64_t>(std::ceil(x.gpu_memory_utilization * static_cast<double>(x.gpu_memory_bytes)));
+        out.weights_exceed = !x.available_kv_bytes && !x.kv_cache_memory_bytes && x.weights_bytes >= usable;
+        out.error = e.error;
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        if (max_num_seqs) cap_concurrency(out, max_num_seqs, "--max-num-seqs");
+        out.engine_result = std::move(e);
+        return out;
+      };
       break;
     }
     case EngineKind::sglang: {
@@ -342,26 +540,49 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       s.disable_radix_cache = bool_flag(f, "--disable-radix-cache");
       s.disable_hybrid_swa_memory = bool_flag(f, "--disable-hybrid-swa-memory");
       s.blackwell = blackwell;
-      s.gpu_memory_bytes = acc.memory_bytes;
-      s.free_before_bytes = acc.memory_bytes > kCudaContextBytes ? acc.memory_bytes - kCudaContextBytes : 0;
-      s.weights_bytes = ceil_div(wb.total, checked_mul(tp, pp));
-      r.notes.push_back("estimated per GPU: free memory before weights " + format_gib(s.free_before_bytes) +
-                        " (total less 0.5 GiB CUDA context), weights " + format_gib(s.weights_bytes) + "");
-      SglangResult e = sglang_profile(m, s);
-      r.starts = e.starts;
-      r.kv_budget_bytes = e.rest_bytes;
-      r.kv_cache_tokens = e.max_total_num_tokens;
-      r.context = e.context_length;
-      r.max_concurrency = e.max_concurrency;
-      r.max_fitting_context = std::min(e.context_length, e.max_total_num_tokens);
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      add_check("starts", e.starts, "a KV pool > 0 tokens", format_count(e.max_total_num_tokens) + " tokens",
-                e.starts ? "SGLang starts" : "SGLang fails at start-up: " + e.error);
-      if (e.starts && e.max_total_num_tokens < e.context_length)
-        r.notes.push_back("the KV pool (" + format_count(e.max_total_num_tokens) + " tokens) is smaller than context_length " +
-                          format_count(e.context_length) + ": one full-length request cannot be served");
-      r.engine_result = std::move(e);
+      weights_per_gpu = ceil_div(wb.total, checked_mul(tp, pp, kTpPp));
+      bin.weights_bytes = weights_per_gpu;
+      bin.tp = tp;
+      budget = engine_budget(m, bin);
+      if (logf) measured("weights", logf->weights_bytes);
+      evaluate = [&, s](bool fav) {
+        SglangOptions x = s;
+        x.gpu_memory_bytes = device_at(fav);
+        const std::uint64_t before = checked_add(term_at("CUDA context", fav), term_at("NCCL buffers", fav));
+        x.free_before_bytes = x.gpu_memory_bytes > before ? x.gpu_memory_bytes - before : 0;
+        x.weights_bytes = term_at("weights", fav);
+        if (logf && logf->kv_tokens) {
+          // The pool the engine allocated: "max_total_num_tokens=N" exactly, or "#tokens: N" which may
+          // include the one padding page (so N - page .. N).
+          SglangOptions probe = x;
+          probe.rest_bytes = GiB;
+          const SglangResult p = sglang_profile(m, probe);
+          const bool rows = logf->lines_used.end() == std::find_if(logf->lines_used.begin(), logf->lines_used.end(), [](const std::string& l) {
+                              return l.find("max_total_num_tokens=") != std::string::npos;
+                            });
+          const std::uint64_t tokens = rows && !fav && *logf->kv_tokens > p.page_size ? *logf->kv_tokens - p.page_size : *logf->kv_tokens;
+          x.max_total_tokens = tokens;
+          x.rest_bytes = checked_mul(checked_add(tokens, p.page_size), std::max<std::uint64_t>(p.cell_size, 1));
+        }
+        SglangResult e = sglang_profile(m, x);
+        Outcome out;
+        out.starts = e.starts;
+        const std::uint64_t usable_after = static_cast<std::uint64_t>(static_cast<double>(x.free_before_bytes) * e.mem_fraction_static);
+        out.kv_memory = x.rest_bytes ? static_cast<std::int64_t>(*x.rest_bytes) : signed_of(usable_after, x.weights_bytes);
+        out.weights_exceed = !x.rest_bytes && x.weights_bytes >= usable_after;
+        out.kv_tokens = e.max_total_num_tokens;
+        out.context = e.context_length;
+        out.max_concurrency = e.max_concurrency;
+        out.max_fitting_context = std::min(e.context_length, e.max_total_num_tokens);
+        out.error = e.error;
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        if (e.starts && e.max_total_num_tokens < e.context_length)
+          out.notes.push_back("the KV pool (" + format_count(e.max_total_num_tokens) + " tokens) is smaller than context_length " +
+                              format_count(e.context_length) + ": one full-length request cannot be served");
+        out.engine_result = std::move(e);
+        return out;
+      };
       break;
     }
     case EngineKind::llamacpp: {
@@ -383,28 +604,43 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         const std::string fa = f.get("--flash-attn");
         l.flash_attn = fa == "true" ? "on" : fa;  // the older switch form: -fa alone enables it
       }
-      LlamaCppResult e = llamacpp_profile(m, l);
-      // Layer split over the GPUs: weights + cache + compute buffer must fit on the devices.
-      const std::uint64_t compute = checked_add(checked_product({e.n_ubatch, m.dims.vocab_size, 4}), 256 * MiB);
-      const std::uint64_t need = checked_add(checked_add(wb.total, e.total_bytes), compute);
       const std::uint64_t n_gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : 1);
-      const std::uint64_t have = checked_mul(n_gpus, acc.memory_bytes > kCudaContextBytes ? acc.memory_bytes - kCudaContextBytes : 0);
-      r.kv_budget_bytes = have > checked_add(wb.total, compute) ? (have - wb.total - compute) / n_gpus : 0;
-      r.starts = need <= have;
-      r.kv_cache_tokens = checked_mul(e.cells, e.n_stream);
-      r.context = e.n_ctx_seq;
-      r.max_concurrency = e.kv_unified ? static_cast<double>(e.n_ctx / e.n_ctx_seq) : static_cast<double>(e.n_seq_max);
-      r.max_fitting_context = e.n_ctx_seq;
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      r.notes.push_back("estimated: weights " + format_gib(wb.total) + " + cache " + format_gib(e.total_bytes) +
-                        " + compute buffer " + format_gib(compute) + " across " + std::to_string(n_gpus) +
-                        " GPU(s) (layer split), 0.5 GiB CUDA context each; --fit is not modelled");
-      add_check("starts", r.starts, "weights + cache + compute <= GPU memory", format_gib(need) + " of " + format_gib(have) + "",
-                r.starts ? "llama-server fits: " + format_gib(need) + " of " + format_gib(have) + ""
-                         : "llama-server does not fit: weights + KV cache + compute buffer need " + format_gib(need) +
-                               " but " + std::to_string(n_gpus) + " x " + acc.name + " hold " + format_gib(have) + "");
-      r.engine_result = std::move(e);
+      weights_per_gpu = ceil_div(wb.total, n_gpus);
+      const LlamaCppResult e = llamacpp_profile(m, l);
+      bin.weights_bytes = weights_per_gpu;
+      bin.ubatch = e.n_ubatch;
+      bin.llama_ctx = e.n_ctx;
+      bin.llama_flash_attn = l.flash_attn;
+      budget = engine_budget(m, bin);
+      // The layer split spreads weights, cache and compute over the GPUs: compared in total.
+      if (logf) {
+        if (logf->llama_model_bytes) measured("weights", ByteBand{logf->llama_model_bytes->low / n_gpus, ceil_div(logf->llama_model_bytes->high, n_gpus)});
+        if (logf->llama_compute_bytes) measured("compute buffer", ByteBand{logf->llama_compute_bytes->low / n_gpus, ceil_div(logf->llama_compute_bytes->high, n_gpus)});
+      }
+      evaluate = [&, e, n_gpus](bool fav) {
+        Outcome out;
+        std::uint64_t cache = e.total_bytes;
+        if (logf && logf->llama_kv_bytes) cache = fav ? logf->llama_kv_bytes->low : logf->llama_kv_bytes->high;
+        const std::uint64_t fixed = checked_mul(n_gpus, checked_add(checked_add(term_at("weights", fav), term_at("compute buffer", fav)),
+                                                                     term_at("CUDA context", fav)));
+        const std::uint64_t have = checked_mul(n_gpus, device_at(fav));
+        const std::uint64_t need = checked_add(fixed, cache);
+        out.starts = need <= have;
+        out.kv_memory = signed_of(have / n_gpus, fixed / n_gpus);
+        out.weights_exceed = term_at("weights", fav) >= device_at(fav);
+        out.kv_tokens = checked_mul(e.cells, e.n_stream);
+        out.context = e.n_ctx_seq;
+        out.max_concurrency = e.kv_unified ? static_cast<double>(e.n_ctx / e.n_ctx_seq) : static_cast<double>(e.n_seq_max);
+        out.max_fitting_context = e.n_ctx_seq;
+        out.request_bytes = need > have ? need - have : 0;
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        if (!out.starts)
+          out.error = "weights + KV cache + compute buffer need " + format_gib(need) + " but " + std::to_string(n_gpus) + " x " +
+                      acc.name + " hold " + format_gib(have);
+        out.engine_result = e;
+        return out;
+      };
       tp = 1;
       pp = n_gpus;
       break;
@@ -422,63 +658,170 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       tp = t.tp_size;
       pp = t.pp_size;
       if (refused(t.max_seq_len)) return r;
-      t.gpu_memory_bytes = acc.memory_bytes;
-      const std::uint64_t weights = ceil_div(wb.total, checked_mul(tp, pp));
-      t.peak_bytes = checked_add(checked_add(weights, activation_estimate(m, max_num_tokens, tp)), kNonTorchBytes);
-      TrtllmResult pre = trtllm_profile(m, t);  // for the Mamba slots
-      t.peak_bytes = checked_add(t.peak_bytes, pre.mamba_bytes);
-      r.notes.push_back("estimated per GPU: profiled peak " + format_gib(t.peak_bytes) + " (weights " + format_gib(weights) +
-                        " + activations + 0.5 GiB non-torch" + (pre.mamba_bytes ? " + Mamba slots" : std::string()) + ")");
-      if (t.peak_bytes >= t.gpu_memory_bytes) t.peak_bytes = t.gpu_memory_bytes;
-      TrtllmResult e = trtllm_profile(m, t);
-      r.starts = e.starts && t.peak_bytes < t.gpu_memory_bytes;
-      r.kv_budget_bytes = e.kv_memory_bytes;
-      r.kv_cache_tokens = e.max_tokens;
-      r.context = e.max_seq_len;
-      r.max_concurrency = e.max_concurrency;
-      r.max_fitting_context = e.max_seq_len;
-      r.log_lines = e.log_lines;
-      for (const auto& n : e.notes) r.notes.push_back(n);
-      cap_concurrency(t.max_batch_size, "max_batch_size");
-      add_check("starts", r.starts, "weights + a KV block fit", r.starts ? "fits" : "does not fit",
-                r.starts ? "TensorRT-LLM starts" : "TensorRT-LLM cannot start: the weights and profiled peak leave no KV cache memory");
-      r.engine_result = std::move(e);
+      weights_per_gpu = ceil_div(wb.total, checked_mul(tp, pp, kTpPp));
+      bin.weights_bytes = weights_per_gpu;
+      bin.tp = tp;
+      bin.max_num_batched_tokens = max_num_tokens;
+      budget = engine_budget(m, bin);
+      if (logf) measured("weights", logf->weights_bytes);
+      evaluate = [&, t](bool fav) {
+        TrtllmOptions x = t;
+        x.gpu_memory_bytes = device_at(fav);
+        std::uint64_t peak = 0;
+        for (const auto& term : budget.terms) peak = checked_add(peak, fav ? term.low : term.high);
+        TrtllmResult pre = trtllm_profile(m, x);  // for the Mamba slots
+        peak = checked_add(peak, pre.mamba_bytes);
+        const bool fits = peak < x.gpu_memory_bytes;
+        x.peak_bytes = std::min(peak, x.gpu_memory_bytes);
+        if (logf && logf->kv_tokens) {
+          TrtllmOptions probe = x;
+          probe.kv_memory_bytes = GiB;
+          const TrtllmResult p = trtllm_profile(m, probe);
+          x.max_tokens = *logf->kv_tokens;
+          x.kv_memory_bytes = checked_mul(checked_add(*logf->kv_tokens, x.tokens_per_block), std::max<std::uint64_t>(p.bytes_per_token, 1));
+        }
+        TrtllmResult e = trtllm_profile(m, x);
+        Outcome out;
+        out.starts = e.starts && (fits || x.kv_memory_bytes.has_value());
+        out.kv_memory = x.kv_memory_bytes ? static_cast<std::int64_t>(e.kv_memory_bytes) : signed_of(x.gpu_memory_bytes, peak);
+        out.weights_exceed = !x.kv_memory_bytes && term_at("weights", fav) >= x.gpu_memory_bytes;
+        out.kv_tokens = e.max_tokens;
+        out.context = e.max_seq_len;
+        out.max_concurrency = e.max_concurrency;
+        out.max_fitting_context = e.max_seq_len;
+        out.error = out.starts ? "" : (e.error.empty() ? "the weights and profiled peak leave no KV cache memory" : e.error);
+        out.log_lines = e.log_lines;
+        out.notes = e.notes;
+        cap_concurrency(out, t.max_batch_size, "max_batch_size");
+        out.engine_result = std::move(e);
+        return out;
+      };
       break;
     }
   }
+  if (budget.device_basis.empty()) budget.device_basis = band.basis;
+  if (BudgetTerm* t = budget.find("weights"); t && o.weight_bytes && t->basis == "counted") t->basis = "given (--weights)";
+
+  Outcome worst = evaluate(false), best = evaluate(true);
+  if (logf && logf->failure) {
+    // The engine said it did not start: no end of any band makes it start.
+    for (Outcome* x : {&worst, &best}) {
+      x->starts = false;
+      x->error = "the engine log says it did not start: " + *logf->failure;
+    }
+  }
+
   r.tp = tp;
   r.pp = pp;
-  r.gpus_needed = checked_product({tp, pp, dp});
+  r.gpus_needed = gpu_count(tp, pp, dp);
   r.gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : r.gpus_needed);
-  r.weights_bytes_per_gpu = ceil_div(wb.total, checked_mul(tp, pp));
-  if (d.engine != EngineKind::llamacpp)
-    add_check("gpus", r.gpus >= r.gpus_needed, std::to_string(r.gpus_needed), std::to_string(r.gpus),
-              r.gpus >= r.gpus_needed ? "GPU count suffices"
-                                      : "the command needs " + std::to_string(r.gpus_needed) + " GPUs (tp x pp" +
-                                            std::string(dp > 1 ? " x dp" : "") + ") but " +
-                                            (o.gpus ? "--gpus is " : d.gpus ? "the deployment gives " : "--gpus is ") + std::to_string(r.gpus));
+  r.weights_bytes_per_gpu = weights_per_gpu;
+  r.starts = worst.starts;
+  r.kv_memory_bytes = worst.kv_memory;
+  r.kv_memory_favourable_bytes = best.kv_memory;
+  r.kv_budget_bytes = worst.kv_memory > 0 ? static_cast<std::uint64_t>(worst.kv_memory) : 0;
+  r.kv_cache_tokens = worst.kv_tokens;
+  r.kv_cache_tokens_favourable = best.kv_tokens;
+  r.context = worst.context;
+  r.max_concurrency = worst.max_concurrency;
+  r.max_concurrency_favourable = best.max_concurrency;
+  r.max_fitting_context = worst.max_fitting_context;
+  r.log_lines = worst.log_lines;
+  for (const auto& n : worst.notes) r.notes.push_back(n);
+  for (const auto& n : budget.notes) r.notes.push_back(n);
+  r.engine_result = std::move(worst.engine_result);
+  r.device_low_bytes = budget.device.low;
+  r.device_high_bytes = budget.device.high;
+  r.device_basis = budget.device_basis;
+  r.budget = budget.terms;
+  r.engine_version = d.engine == EngineKind::vllm ? std::string(vllm_version_name(bin.vllm_version)) : r.engine;
+
+  // Starts.
+  {
+    const std::string eng = d.engine == EngineKind::vllm ? "vLLM" : d.engine == EngineKind::sglang ? "SGLang"
+                            : d.engine == EngineKind::trtllm ? "TensorRT-LLM" : "llama-server";
+    std::string msg;
+    if (worst.starts) {
+      msg = eng + " starts";
+    } else if (best.weights_exceed) {
+      // Weights alone exceed what the engine may use: more memory fraction cannot help.
+      // Room for weights per GPU at the favourable end: what the KV cache got plus the weights.
+      const std::int64_t room = best.kv_memory + static_cast<std::int64_t>(weights_per_gpu);
+      const std::uint64_t per_gpu_room = room > 0 ? static_cast<std::uint64_t>(room) : 0;
+      const std::uint64_t need_shards = per_gpu_room ? ceil_div(wb.total, per_gpu_room) : 0;
+      std::uint64_t shards = 1;
+      while (shards < need_shards) shards *= 2;
+      msg = eng + " cannot start: the weights alone (" + format_gib(weights_per_gpu) + " per GPU) exceed the memory it may use on " +
+            acc.name + " (KV memory " + format_signed_gib(best.kv_memory) + " per GPU); use more GPUs (about " +
+            std::to_string(shards) + "-way tensor/pipeline parallel) or quantized weights (fp8, int4)";
+    } else if (!best.starts) {
+      msg = eng + " fails at start-up: " + best.error;
+    } else {
+      msg = eng + " may fail at start-up (it starts at the favourable end of the memory band only): " + worst.error;
+    }
+    add_check("starts", worst.starts, best.starts, "starts",
+              worst.starts ? "starts" : best.starts ? "uncertain" : "does not start", msg);
+  }
+  if (d.engine != EngineKind::llamacpp) {
+    const bool ok = r.gpus >= r.gpus_needed;
+    add_check("gpus", ok, ok, std::to_string(r.gpus_needed), std::to_string(r.gpus),
+              ok ? "GPU count suffices"
+                 : "the command needs " + std::to_string(r.gpus_needed) + " GPUs (tp x pp" + std::string(dp > 1 ? " x dp" : "") + ") but " +
+                       (o.gpus ? "--gpus is " : d.gpus ? "the deployment gives " : "--gpus is ") + std::to_string(r.gpus));
+  }
   if (!unmodelled.empty()) {
+    // Memory kvplan cannot count: no end of the band is known, so the verdict cannot pass.
     std::string s;
     for (const auto& x : unmodelled) s += (s.empty() ? "" : ", ") + x;
-    add_check("modelled", false, "every flag that takes GPU memory modelled", s,
+    add_check("modelled", false, false, "every flag that takes GPU memory modelled", s,
               s + " takes GPU memory (or changes the model) in a way kvplan does not model, so a pass could be wrong; "
                   "check without it, or measure on the GPU");
   }
   if (require_context) {
-    const bool ok = r.starts && r.context >= *require_context && r.max_fitting_context >= *require_context;
-    add_check("context", ok, fmt_ctx(*require_context), fmt_ctx(std::min(r.context, r.max_fitting_context)),
-              ok ? "context " + fmt_ctx(r.context) + " >= " + fmt_ctx(*require_context)
+    auto holds = [&](const Outcome& x) {
+      return x.starts && x.context >= *require_context && x.max_fitting_context >= *require_context;
+    };
+    const bool ok = holds(worst);
+    add_check("context", ok, holds(best), fmt_ctx(*require_context), fmt_ctx(std::min(worst.context, worst.max_fitting_context)),
+              ok ? "context " + fmt_ctx(worst.context) + " >= " + fmt_ctx(*require_context)
                  : "required context " + fmt_ctx(*require_context) + " tokens, but the deployment serves at most " +
-                       fmt_ctx(r.starts ? std::min(r.context, r.max_fitting_context) : r.max_fitting_context) + " tokens per request");
+                       fmt_ctx(worst.starts ? std::min(worst.context, worst.max_fitting_context) : worst.max_fitting_context) +
+                       " tokens per request" + (holds(best) ? " at the unfavourable end of the memory band" : ""));
   }
   if (require_concurrency) {
-    const bool ok = r.starts && r.max_concurrency + 1e-9 >= static_cast<double>(*require_concurrency);
-    add_check("concurrency", ok, std::to_string(*require_concurrency), format_fixed(r.max_concurrency, 2),
-              ok ? "concurrency " + format_fixed(r.max_concurrency, 2) + "x >= " + std::to_string(*require_concurrency)
-                 : "required concurrency " + std::to_string(*require_concurrency) + " at " + fmt_ctx(r.context) +
-                       " tokens, but the deployment holds " + format_fixed(r.max_concurrency, 2) + "x");
+    auto holds = [&](const Outcome& x) { return x.starts && x.max_concurrency + 1e-9 >= static_cast<double>(*require_concurrency); };
+    const bool ok = holds(worst);
+    add_check("concurrency", ok, holds(best), std::to_string(*require_concurrency), format_fixed(worst.max_concurrency, 2),
+              ok ? "concurrency " + format_fixed(worst.max_concurrency, 2) + "x >= " + std::to_string(*require_concurrency)
+                 : "required concurrency " + std::to_string(*require_concurrency) + " at " + fmt_ctx(worst.context) +
+                       " tokens, but the deployment holds " + format_fixed(worst.max_concurrency, 2) + "x" +
+                       (holds(best) ? " at the unfavourable end (" + format_fixed(best.max_concurrency, 2) + "x at the favourable end)" : ""));
+    if (!ok && worst.starts && worst.max_concurrency > 0 && worst.kv_memory > 0) {
+      const double need = static_cast<double>(worst.kv_memory) * (static_cast<double>(*require_concurrency) / worst.max_concurrency);
+      r.margin_bytes = std::max(r.margin_bytes, static_cast<std::uint64_t>(std::ceil(need)) - static_cast<std::uint64_t>(worst.kv_memory));
+    }
   }
+  if (!worst.starts && best.starts && worst.request_bytes && d.engine == EngineKind::vllm)
+    r.margin_bytes = std::max(r.margin_bytes, worst.kv_memory < 0 ? worst.request_bytes + static_cast<std::uint64_t>(-worst.kv_memory)
+                                                                   : worst.request_bytes - std::min<std::uint64_t>(worst.request_bytes, static_cast<std::uint64_t>(worst.kv_memory)));
+  if (r.verdict == Verdict::uncertain) {
+    r.margin = "certain to pass with " + (r.margin_bytes ? format_gib(r.margin_bytes) + " more" : std::string("more")) +
+               " KV memory per GPU at the unfavourable end of the band (the band spans " +
+               format_gib(budget.high() - budget.low() + (budget.device.high - budget.device.low)) +
+               " per GPU); give --engine-log with the engine's start-up log to measure it, or fix the KV memory in the command";
+    r.notes.push_back(r.margin);
+  }
+  r.passed = r.verdict == Verdict::pass;
   return r;
+}
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "PASS";
+    case Verdict::uncertain: return "UNCERTAIN";
+    case Verdict::fail: return "FAIL";
+  }
+  return "FAIL";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -544,9 +887,15 @@ std::vector<CheckOutcome> check_command(const std::vector<std::string>& argv, co
 }
 
 int check_exit_code(const std::vector<CheckOutcome>& outcomes) {
-  int code = 0;
-  for (const auto& c : outcomes) code = std::max(code, c.exit_code());
-  return code;
+  // Not the largest code: UNCERTAIN (3) is weaker than FAIL (1), which is weaker than an error (2).
+  bool error = false, fail = false, uncertain = false;
+  for (const auto& c : outcomes) {
+    const int code = c.exit_code();
+    error = error || code == 2;
+    fail = fail || code == 1;
+    uncertain = uncertain || code == kExitUncertain;
+  }
+  return error ? 2 : fail ? 1 : uncertain ? kExitUncertain : 0;
 }
 
 }  // namespace kvplan

@@ -32,7 +32,7 @@ EngineFlagTable sglang_flag_table() {
 --nccl-port | 1 | ignored
 # Quantization and data type
 --dtype | 1 | memory
---quantization | 1 | ignored
+--quantization | 1 | memory
 --quantization-param-path | 1 | ignored
 --modelopt-quant | 1 | ignored
 --modelopt-checkpoint-restore-path | 1 | ignored

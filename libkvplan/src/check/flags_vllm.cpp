@@ -5,9 +5,10 @@
 // plus the newer cache flags kvplan models (--attention-backend, --mamba-cache-mode; see
 // /shared/spec/engines.md). Arity follows get_kwargs: bool fields are BooleanOptionalAction
 // (--x / --no-x), list fields nargs='+'. The same list is in tests/data/engine_flags/vllm.txt.
-// memory: modelled by kvplan check; ignored: does not change GPU memory (or only lowers kvplan's
-// weights estimate, e.g. --quantization, --cpu-offload-gb); unmodelled: takes GPU memory kvplan
-// does not model (the verdict fails and says so).
+// memory: modelled by kvplan check (the budget terms of kvplan/budget.h included: --quantization fp8
+// weights, --cpu-offload-gb, --enable-expert-parallel, --speculative-config drafts, LoRA slots;
+// --max-cpu-loras is read as host memory, no GPU bytes); ignored: does not change GPU memory;
+// unmodelled: takes GPU memory kvplan does not model (the verdict fails and says so).
 #include "check/flags.h"
 
 namespace kvplan::detail {
@@ -98,7 +99,7 @@ EngineFlagTable vllm_flag_table() {
 --rope-theta | 1 | ignored
 --tokenizer-revision | 1 | ignored
 --max-model-len | 1 | memory
---quantization -q | 1 | ignored
+--quantization -q | 1 | memory
 --enforce-eager | 0 | memory | neg=--no-enforce-eager
 --max-logprobs | 1 | ignored
 --logprobs-mode | 1 | ignored
@@ -147,7 +148,7 @@ EngineFlagTable vllm_flag_table() {
 --data-parallel-rpc-port -dpp | 1 | ignored
 --data-parallel-backend -dpb | 1 | ignored
 --data-parallel-hybrid-lb | 0 | ignored | neg=--no-data-parallel-hybrid-lb
---enable-expert-parallel | 0 | ignored | neg=--no-enable-expert-parallel
+--enable-expert-parallel | 0 | memory | neg=--no-enable-expert-parallel
 --all2all-backend | 1 | ignored
 --enable-dbo | 0 | ignored | neg=--no-enable-dbo
 --dbo-decode-token-threshold | 1 | ignored
@@ -175,7 +176,7 @@ EngineFlagTable vllm_flag_table() {
 --num-gpu-blocks-override | 1 | memory
 --enable-prefix-caching | 0 | memory | neg=--no-enable-prefix-caching
 --prefix-caching-hash-algo | 1 | ignored
---cpu-offload-gb | 1 | ignored
+--cpu-offload-gb | 1 | memory
 --calculate-kv-scales | 0 | ignored | neg=--no-calculate-kv-scales
 --kv-sharing-fast-prefill | 0 | ignored | neg=--no-kv-sharing-fast-prefill
 --mamba-cache-dtype | 1 | memory
@@ -199,12 +200,12 @@ EngineFlagTable vllm_flag_table() {
 --skip-mm-profiling | 0 | unmodelled | neg=--no-skip-mm-profiling
 --video-pruning-rate | 1 | ignored
 # LoRAConfig
---enable-lora | 0 | unmodelled | neg=--no-enable-lora
---max-loras | 1 | unmodelled
---max-lora-rank | 1 | unmodelled
+--enable-lora | 0 | memory | neg=--no-enable-lora
+--max-loras | 1 | memory
+--max-lora-rank | 1 | memory
 --lora-extra-vocab-size | 1 | unmodelled
 --lora-dtype | 1 | unmodelled
---max-cpu-loras | 1 | ignored
+--max-cpu-loras | 1 | memory
 --fully-sharded-loras | 0 | unmodelled | neg=--no-fully-sharded-loras
 --default-mm-loras | 1 | unmodelled
 # ObservabilityConfig
@@ -229,7 +230,7 @@ EngineFlagTable vllm_flag_table() {
 --cuda-graph-sizes | + | ignored
 --max-cudagraph-capture-size | 1 | ignored
 # VllmConfig
---speculative-config | 1 | unmodelled
+--speculative-config | 1 | memory
 --kv-transfer-config | 1 | unmodelled
 --kv-events-config | 1 | ignored
 --compilation-config -O | 1 | ignored

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <variant>
 
+#include "kvplan/budget.h"
 #include "kvplan/checked.h"
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
@@ -78,9 +79,7 @@ std::uint64_t needed_bytes(const std::vector<Spec>& specs, const Ctx& c, std::ui
 
 // vLLM's get_pp_indices: L // pp per stage, the remainder given to the stages before the last.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> pp_ranges(std::uint64_t L, std::uint64_t pp) {
-  std::vector<std::uint64_t> parts(pp, L / pp);
-  const std::uint64_t rem = L % pp;
-  for (std::uint64_t i = 2; i < rem + 2; ++i) parts[pp - i] += 1;
+  const std::vector<std::uint64_t> parts = pipeline_split(L, pp);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> r;
   std::uint64_t start = 0;
   for (auto p : parts) {

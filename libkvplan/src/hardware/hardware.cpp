@@ -89,7 +89,8 @@ Accelerator parse_entry(const json& e, std::string_view source) {
   a.memory_marketing_bytes = byte_field(e, source, a.name, "memory_marketing_bytes", false);
   if (a.memory_marketing_bytes == 0) a.memory_marketing_bytes = a.memory_bytes;
   if (a.memory_marketing.empty()) a.memory_marketing = format_gb(a.memory_marketing_bytes, 0);
-  a.bandwidth_bytes_per_s = positive_number(e, source, a.name, "bandwidth_bytes_per_s", true);
+  // Optional: a device without a bandwidth still plans memory; it only has no decode-speed figures.
+  a.bandwidth_bytes_per_s = positive_number(e, source, a.name, "bandwidth_bytes_per_s", false);
   a.bf16_flops = positive_number(e, source, a.name, "bf16_flops", false);
   a.fp8_flops = positive_number(e, source, a.name, "fp8_flops", false);
   a.interconnect = text(e, "interconnect");
@@ -110,14 +111,60 @@ const std::vector<Accelerator>& accelerator_catalog() {
   return catalog;
 }
 
+namespace {
+// nvidia-smi / rocm-smi print "NVIDIA GeForce RTX 3090", "Tesla T4", "AMD Instinct MI210": the
+// vendor and brand words are dropped before the look-up.
+std::string without_brand(std::string key) {
+  for (bool again = true; again;) {
+    again = false;
+    for (std::string_view p : {"nvidia", "geforce", "tesla", "amd", "instinct", "radeon", "intel", "apple"})
+      if (key.size() > p.size() && key.compare(0, p.size(), p) == 0) {
+        key.erase(0, p.size());
+        again = true;
+      }
+  }
+  return key;
+}
+
+const Accelerator* lookup(const std::string& key) {
+  for (const auto& a : accelerator_catalog()) {
+    if (key_of(a.name) == key) return &a;
+    for (const auto& al : a.aliases)
+      if (key_of(al) == key) return &a;
+  }
+  return nullptr;
+}
+}  // namespace
+
+MemoryBand runtime_memory_band(const Accelerator& a) {
+  MemoryBand b;
+  const std::uint64_t m = a.memory_bytes;
+  auto less = [](std::uint64_t x, std::uint64_t d) { return x > d ? x - d : 0; };
+  const std::string& basis = a.memory_basis;
+  if (basis.rfind("given", 0) == 0) {
+    b = {m, m, "given: " + basis};
+  } else if (basis.find("nvidia-smi") != std::string::npos && basis.rfind("reported", 0) == 0) {
+    // CUDA's total (cudaMemGetInfo, torch.cuda.mem_get_info) is below nvidia-smi's memory.total
+    // by the driver's reservation: 561 MiB on an H100 80GB, 582 MiB on an L40S (docs/engines.md).
+    b = {less(m, GiB), less(m, 384 * MiB), "nvidia-smi total less the driver's reservation (384 MiB to 1 GiB)"};
+  } else if (a.vendor == "Apple") {
+    // Metal's recommendedMaxWorkingSetSize is about 75% of unified memory (less on small machines).
+    b = {m / 100 * 65, m / 100 * 75, "unified memory x Metal's working-set limit (65% to 75%)"};
+  } else if (basis.rfind("reported", 0) == 0) {
+    b = {less(m, GiB), m, "reported total less up to 1 GiB the runtime keeps"};
+  } else {
+    // An estimate from the datasheet: anywhere from the decimal figure less 1 GiB up to the GiB reading.
+    b = {less(std::min(m, a.memory_marketing_bytes ? a.memory_marketing_bytes : m), GiB), m,
+         "datasheet estimate (decimal GB less 1 GiB to the figure read as GiB)"};
+  }
+  return b;
+}
+
 const Accelerator& find_accelerator(std::string_view name) {
   const std::string key = key_of(name);
   const auto& cat = accelerator_catalog();
-  for (const auto& a : cat) {
-    if (key_of(a.name) == key) return a;
-    for (const auto& al : a.aliases)
-      if (key_of(al) == key) return a;
-  }
+  if (const Accelerator* a = lookup(key)) return *a;
+  if (const Accelerator* a = lookup(without_brand(key))) return *a;
   // "did you mean": the closest canonical names by edit distance on names and aliases, plus
   // any entry whose key contains what was typed.
   std::vector<std::pair<std::size_t, std::string>> scored;

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <string>
 
+#include "kvplan/budget.h"
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/sizes.h"
@@ -235,8 +236,9 @@ Shape resolve_shape(const ModelSpec& m, const PlanInput& in) {
 
 void validate(const ModelSpec& m, const PlanInput& in) {
   if (in.gpu.memory_bytes == 0) throw InputError::value("GPU memory (--gpu-memory)", "0", "a positive byte count");
-  if (!(in.gpu.bandwidth_bytes_per_s > 0) || !std::isfinite(in.gpu.bandwidth_bytes_per_s))
-    throw InputError::value("GPU bandwidth (--gpu-bandwidth)", std::to_string(in.gpu.bandwidth_bytes_per_s), "a positive finite rate");
+  // A bandwidth of 0 means "not known" (--gpu-memory alone): the plan has no decode-speed figures.
+  if (!(in.gpu.bandwidth_bytes_per_s >= 0) || !std::isfinite(in.gpu.bandwidth_bytes_per_s))
+    throw InputError::value("GPU bandwidth (--gpu-bandwidth)", std::to_string(in.gpu.bandwidth_bytes_per_s), "a non-negative finite rate (0: not known)");
   // 0 = unknown (no TTFT); NaN, infinite or negative peaks would print a TTFT of 0 or NaN.
   if (!(in.gpu.bf16_flops >= 0) || !std::isfinite(in.gpu.bf16_flops))
     throw InputError::value("GPU BF16 FLOP/s (--gpu-flops)", std::to_string(in.gpu.bf16_flops), "a positive finite rate");
@@ -380,19 +382,11 @@ std::string gb(std::uint64_t b) { return format_gb(b); }
 
 std::uint64_t reserved_bytes(const ModelSpec& m, const ReservedMemory& r, std::uint64_t tp) {
   if (r.override_bytes) return *r.override_bytes;
-  if (tp == 0) throw InputError::value("tensor parallel size (--tp)", "0", "a positive integer");
-  const std::uint64_t mlp = std::max(m.dims.intermediate_size, checked_mul(m.dims.experts_per_token, m.dims.moe_intermediate_size));
-  const std::uint64_t width = checked_add(checked_mul(4, m.dims.hidden_size), checked_mul(2, ceil_div(mlp, tp)));
-  return checked_add(r.runtime_bytes, checked_product({r.prefill_chunk_tokens, width, 2}, "reserved activation bytes"),
-                     "reserved bytes");
+  return checked_add(r.runtime_bytes, activation_peak_bytes(m, r.prefill_chunk_tokens, tp), "reserved bytes");
 }
 
 std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t pp) {
-  if (pp == 0) throw InputError::value("pipeline parallel size (--pp)", "0", "a positive integer");
-  std::vector<std::uint64_t> parts(pp, layers / pp);
-  const std::uint64_t rem = layers % pp;
-  for (std::uint64_t i = 2; i < rem + 2; ++i) parts[pp - i] += 1;
-  return parts;
+  return pipeline_split(layers, pp);
 }
 
 EnginePreset engine_preset(std::string_view engine) {
@@ -536,6 +530,9 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   for (const auto& s : st) kv_read = add(kv_read, mul(replica_c, s.read_per_seq));
   p.kv_bytes_read_per_step = kv_read;
   const double bw = in.gpu.bandwidth_bytes_per_s;
+  if (!(bw > 0)) {
+    p.notes.push_back("no memory bandwidth for " + in.gpu.name + " (give --gpu-bandwidth): no decode-speed figures");
+  } else {
   double step = (w_read + static_cast<double>(kv_read)) / bw;
   if (p.per_gpu.offloaded_bytes) {
     step += static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
@@ -544,6 +541,7 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   p.decode_step_seconds = step;
   p.decode_tokens_per_second = 1.0 / step;
   p.decode_tokens_per_second_aggregate = static_cast<double>(in.concurrency) / step;
+  }
   // Cache reads outweigh weight reads once batch x context exceeds this many tokens.
   const std::uint64_t per_token_all_stages = [&] {
     std::uint64_t t = 0;
@@ -634,7 +632,8 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
   // Per column: replica sequences and the weights one step reads (MoE depends on the batch).
   std::vector<std::uint64_t> replica(nc);
   std::vector<double> w_time(nc);
-  const double bw = base.gpu.bandwidth_bytes_per_s;
+  // No bandwidth known: decode times are 0 (not computed), like the plan's.
+  const double bw = base.gpu.bandwidth_bytes_per_s > 0 ? base.gpu.bandwidth_bytes_per_s : INFINITY;
   for (std::size_t j = 0; j < nc; ++j) {
     replica[j] = ceil_div(concurrency[j], shape.dp);
     w_time[j] = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica[j]) /

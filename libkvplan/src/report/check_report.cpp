@@ -52,7 +52,11 @@ std::string headline(const CheckResult& r) {
 }
 std::string summary(const CheckResult& r) {
   std::ostringstream os;
-  if (!r.starts) os << "does not start";
+  // The `starts` check says whether it fails at every end of the band or only at the unfavourable one.
+  bool starts_uncertain = false;
+  for (const auto& c : r.checks) starts_uncertain = starts_uncertain || (c.name == "starts" && c.status == Verdict::uncertain);
+  if (!r.starts && !starts_uncertain) os << "does not start";
+  else if (!r.starts) os << "may not start (KV memory " << format_signed_gib(r.kv_memory_bytes) << " per GPU at the unfavourable end)";
   else
     os << format_count(r.kv_cache_tokens) << " KV tokens, max concurrency " << format_fixed(r.max_concurrency, 2) << "x at "
        << format_count(r.context) << " tokens";
@@ -121,8 +125,9 @@ void junit_cases(std::ostringstream& os, const CheckResult& r) {
     if (c.ok) {
       os << "/>\n";
     } else {
-      os << ">\n      <failure message=\"" << xml(c.message) << "\">required " << xml(c.required) << ", actual "
-         << xml(c.actual) << "</failure>\n    </testcase>\n";
+      // UNCERTAIN fails the testcase too (a CI gate only passes what holds at the unfavourable end).
+      os << ">\n      <failure message=\"" << xml(c.message) << "\" type=\"" << verdict_name(c.status) << "\">required "
+         << xml(c.required) << ", actual " << xml(c.actual) << "</failure>\n    </testcase>\n";
     }
   }
 }
@@ -153,6 +158,18 @@ json error_json(std::string_view message, std::string_view file, std::uint64_t l
 nlohmann::json to_json(const CheckResult& r) {
   json j;
   j["passed"] = r.passed;
+  j["verdict"] = verdict_name(r.verdict);
+  j["strict"] = r.strict;
+  j["calibrated"] = r.calibrated;
+  j["budget_model"] = r.engine_version;
+  auto& terms = j["budget"] = json::array();
+  for (const auto& t : r.budget)
+    terms.push_back({{"name", t.name}, {"low_bytes", t.low}, {"high_bytes", t.high}, {"basis", t.basis}, {"source", t.source}});
+  j["device_memory"] = {{"low_bytes", r.device_low_bytes}, {"high_bytes", r.device_high_bytes}, {"basis", r.device_basis}};
+  j["favourable"] = {{"kv_memory_bytes", r.kv_memory_favourable_bytes}, {"kv_cache_tokens", r.kv_cache_tokens_favourable},
+                     {"max_concurrency", r.max_concurrency_favourable}};
+  j["margin_bytes"] = r.margin_bytes;
+  j["margin"] = valid_utf8(r.margin);
   j["exit_code"] = r.exit_code();
   j["source"] = valid_utf8(r.source);
   if (!r.where.empty()) j["where"] = valid_utf8(r.where);
@@ -170,10 +187,12 @@ nlohmann::json to_json(const CheckResult& r) {
   j["context"] = r.context;
   j["max_concurrency"] = r.max_concurrency;
   j["max_fitting_context"] = r.max_fitting_context;
-  j["per_gpu"] = {{"memory_bytes", r.gpu_memory_bytes}, {"weights_bytes", r.weights_bytes_per_gpu}, {"kv_budget_bytes", r.kv_budget_bytes}};
+  j["per_gpu"] = {{"memory_bytes", r.gpu_memory_bytes}, {"weights_bytes", r.weights_bytes_per_gpu}, {"kv_budget_bytes", r.kv_budget_bytes},
+                  {"kv_memory_bytes", r.kv_memory_bytes}};
   auto& cs = j["checks"] = json::array();
   for (const auto& c : r.checks)
-    cs.push_back({{"name", c.name}, {"ok", c.ok}, {"required", c.required}, {"actual", c.actual}, {"message", valid_utf8(c.message)}});
+    cs.push_back({{"name", c.name}, {"ok", c.ok}, {"status", verdict_name(c.status)}, {"required", valid_utf8(c.required)},
+                  {"actual", valid_utf8(c.actual)}, {"message", valid_utf8(c.message)}});
   j["reasons"] = json::array();
   for (const auto& x : r.reasons) j["reasons"].push_back(valid_utf8(x));
   j["reason"] = r.reasons.empty() ? "" : valid_utf8(r.reasons.front());
@@ -188,9 +207,19 @@ nlohmann::json to_json(const CheckResult& r) {
 
 std::string format_check_text(const CheckResult& r) {
   std::ostringstream os;
-  os << (r.passed ? "PASS" : "FAIL") << ": " << headline(r) << ": " << summary(r) << "\n";
+  os << verdict_name(r.verdict) << ": " << headline(r) << ": " << summary(r) << "\n";
   if (!r.where.empty() && r.where != "command line") os << "  at " << r.where << "\n";
-  for (const auto& c : r.checks) os << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << ": " << c.message << "\n";
+  for (const auto& c : r.checks)
+    os << "  [" << (c.status == Verdict::pass ? "ok" : verdict_name(c.status)) << "] " << c.name << ": " << c.message << "\n";
+  if (!r.budget.empty()) {  // empty when the engine refused before its profile
+    os << "budget per GPU (" << r.engine_version << "): device " << format_gib(r.device_low_bytes) << " to "
+       << format_gib(r.device_high_bytes) << " (" << r.device_basis << ")\n";
+    for (const auto& t : r.budget)
+      os << "  - " << t.name << ": " << (t.low == t.high ? format_gib(t.low) : format_gib(t.low) + " to " + format_gib(t.high)) << " ["
+         << t.basis << "]\n";
+    os << "  = KV memory " << format_signed_gib(r.kv_memory_bytes) << " (unfavourable) to "
+       << format_signed_gib(r.kv_memory_favourable_bytes) << " (favourable)\n";
+  }
   if (!r.log_lines.empty()) {
     os << "engine log lines:\n";
     for (const auto& l : r.log_lines) os << "  " << l << "\n";
@@ -203,7 +232,10 @@ std::string format_check_github(const CheckResult& r) {
   std::ostringstream os;
   const std::string loc = gh_location(r.source, r.line);
   for (const auto& c : r.checks)
-    if (!c.ok) os << "::error " << loc << "title=" << gh_prop("kvplan check: " + c.name) << "::" << gh_escape(c.message) << "\n";
+    if (c.status == Verdict::uncertain)
+      os << "::warning " << loc << "title=" << gh_prop("kvplan check uncertain: " + c.name) << "::" << gh_escape(c.message) << "\n";
+    else if (!c.ok)
+      os << "::error " << loc << "title=" << gh_prop("kvplan check: " + c.name) << "::" << gh_escape(c.message) << "\n";
   if (r.passed) os << "::notice " << loc << "title=kvplan check passed::" << gh_escape(headline(r) + ": " + summary(r)) << "\n";
   for (const auto& n : r.notes) os << "::debug::" << gh_escape(n) << "\n";
   return os.str();

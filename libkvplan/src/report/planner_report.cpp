@@ -155,10 +155,14 @@ std::string format_plan_text(const Plan& p) {
                             p.gpu + " at the datasheet figure, " + std::to_string(p.cache_only_gpus_device) +
                             " at reported capacity");
   o += "roofline\n";
-  line("  decode step", seconds(p.decode_step_seconds) + " (weights " + format_bytes(p.weight_bytes_read_per_step) +
-                            " + cache " + format_bytes(p.kv_bytes_read_per_step) + " read per GPU)");
-  line("  decode speed", fixed(p.decode_tokens_per_second, 1) + " tok/s per sequence, " +
-                             fixed(p.decode_tokens_per_second_aggregate, 1) + " tok/s total");
+  if (p.decode_step_seconds > 0) {  // 0: no bandwidth known (the notes say so)
+    line("  decode step", seconds(p.decode_step_seconds) + " (weights " + format_bytes(p.weight_bytes_read_per_step) +
+                              " + cache " + format_bytes(p.kv_bytes_read_per_step) + " read per GPU)");
+    line("  decode speed", fixed(p.decode_tokens_per_second, 1) + " tok/s per sequence, " +
+                               fixed(p.decode_tokens_per_second_aggregate, 1) + " tok/s total");
+  } else {
+    line("  decode", std::string("not computed: no memory bandwidth (--gpu-bandwidth)"));
+  }
   line("  cache > weights at", format_count(p.crossover_tokens) +
                                    " tokens in the batch (" + format_count(p.crossover_concurrency) + " sequences of " +
                                    format_count(p.context) + ")");

@@ -94,6 +94,13 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   return out;
 }
 
+std::uint64_t parse_memory_size(std::string_view text, std::string_view what) {
+  Number n;
+  if (!parse_number(text, n) || n.rest.empty() || lower(n.rest) == "b")
+    throw InputError::value(what, text, "a size with a unit such as 24GB, 80GiB or 512MiB (a bare number is not a memory size)");
+  return parse_bytes(text, what);
+}
+
 std::uint64_t parse_tokens(std::string_view text, std::string_view what) {
   Number n;
   const char* expected = "a token count such as 4096, 32k (32,768), 128k or 1M (1,048,576)";
@@ -112,6 +119,10 @@ std::uint64_t parse_tokens(std::string_view text, std::string_view what) {
 std::string format_gb(std::uint64_t bytes, int decimals) { return fixed(static_cast<double>(bytes) / 1e9, decimals) + " GB"; }
 std::string format_gib(std::uint64_t bytes, int decimals) {
   return fixed(static_cast<double>(bytes) / static_cast<double>(GiB), decimals) + " GiB";
+}
+
+std::string format_signed_gib(std::int64_t b) {
+  return b < 0 ? "-" + format_gib(static_cast<std::uint64_t>(-(b + 1)) + 1) : format_gib(static_cast<std::uint64_t>(b));
 }
 std::string format_mib(std::uint64_t bytes, int decimals) {
   return fixed(static_cast<double>(bytes) / static_cast<double>(MiB), decimals) + " MiB";

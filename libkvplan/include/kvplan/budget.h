@@ -1,0 +1,115 @@
+#pragma once
+// The engine's whole memory budget: every term an engine subtracts before the KV cache gets the
+// rest, each with the engine code it mirrors and a band [low, high] for the terms the engine
+// measures at start-up (docs/engines.md, "The memory budget"). The verdict of `kvplan check`
+// evaluates the engine at both ends of the band.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvplan/engines.h"
+#include "kvplan/model.h"
+
+namespace kvplan {
+
+// ---------------------------------------------------------------------------------------------
+// Shared with the planner (one formula each).
+// ---------------------------------------------------------------------------------------------
+// vLLM's get_pp_indices (vllm/distributed/utils.py): layers // pp per stage, the remainder given
+// one each to the stages before the last. The planner's default split and the vLLM profile use it.
+std::vector<std::uint64_t> pipeline_split(std::uint64_t layers, std::uint64_t pp);
+
+// Activation peak of one forward pass of `tokens` tokens on one tensor-parallel rank:
+// tokens x (4 x hidden + 2 x ceil(mlp / tp)) x 2 bytes, with mlp the wider of the dense MLP and
+// top-k x the MoE expert width; plus the sampler's fp32 logits for `sampler_seqs` sequences
+// (sampler_seqs x vocab x 4 bytes). The planner's reserved memory and every engine budget use it.
+std::uint64_t activation_peak_bytes(const ModelSpec& m, std::uint64_t tokens, std::uint64_t tp,
+                                    std::uint64_t sampler_seqs = 0);
+
+// ---------------------------------------------------------------------------------------------
+// Engine budgets.
+// ---------------------------------------------------------------------------------------------
+struct ByteBand {
+  std::uint64_t low = 0, high = 0;
+};
+
+// One term the engine takes from the device before the KV cache (bytes per GPU).
+struct BudgetTerm {
+  std::string name;        // "weights", "activation peak", "non-torch (CUDA context, NCCL)", ...
+  std::uint64_t low = 0;   // the favourable end (least memory taken)
+  std::uint64_t high = 0;  // the unfavourable end; low == high: exact (given, counted or measured)
+  std::string basis;       // "counted", "estimate", "measured (engine log)", "given"
+  std::string source;      // the engine code it mirrors
+};
+
+// vLLM version ranges whose budgets differ.
+enum class VllmBudgetVersion {
+  v0,          // V0 engine (worker.py determine_num_available_blocks; VLLM_USE_V1=0, < 0.11)
+  v1,          // V1 before 0.21: CUDA graphs are captured after the KV cache, outside the budget
+  v1_graphs,   // V1 0.21 and later: CUDA graph memory is estimated and taken from the budget
+};
+// "0.6.3" -> v0 (before 0.8, V0 was the default), "0.10.1" -> v1, "0.21" / "latest" / "" -> v1_graphs.
+VllmBudgetVersion parse_vllm_version(std::string_view text);
+std::string_view vllm_version_name(VllmBudgetVersion v);
+
+struct BudgetInput {
+  EngineKind engine = EngineKind::vllm;
+  ByteBand device;                         // the runtime's device total (hardware.h runtime_memory_band)
+  std::uint64_t weights_bytes = 0;         // per GPU, counted from the checkpoint
+  std::uint64_t tp = 1;
+  std::uint64_t max_num_batched_tokens = 8192;  // vLLM / TRT-LLM max_num_tokens / SGLang chunked prefill
+  std::uint64_t sampler_seqs = 256;        // sequences the sampler warm-up holds logits for
+  bool enforce_eager = false;              // no CUDA graphs
+  std::uint64_t ubatch = 512;              // llama.cpp compute buffer
+  std::uint64_t llama_ctx = 0;             // llama.cpp cells the KQ matrix spans (n_ctx)
+  std::string llama_flash_attn = "auto";   // on | off | auto: without FA the KQ matrix is in the buffer
+  VllmBudgetVersion vllm_version = VllmBudgetVersion::v1_graphs;
+};
+
+struct EngineBudget {
+  ByteBand device;
+  std::string device_basis;
+  std::vector<BudgetTerm> terms;           // everything the engine takes before the KV cache
+  std::vector<std::string> notes;
+  std::uint64_t low() const;               // sum of the terms' low ends
+  std::uint64_t high() const;
+  // The term of that name, or nullptr.
+  BudgetTerm* find(std::string_view name);
+};
+
+// The terms of `in.engine`'s budget (docs/engines.md names the source of each).
+EngineBudget engine_budget(const ModelSpec& m, const BudgetInput& in);
+
+// ---------------------------------------------------------------------------------------------
+// Start-up logs (`kvplan check --engine-log FILE`): the terms the engine measured.
+// ---------------------------------------------------------------------------------------------
+struct EngineLogFigures {
+  EngineKind engine = EngineKind::vllm;
+  // vLLM: "Available KV cache memory: X GiB" (V1) / "the rest of the memory reserved for KV Cache
+  // is X GiB" (V0) / "# GPU blocks: N"; "Model loading took X GiB" / "Loading model weights took X GB";
+  // "total_gpu_memory (X GiB)"; "Estimated CUDA graph memory: X GiB".
+  std::optional<ByteBand> available_kv_bytes;
+  std::optional<std::uint64_t> gpu_blocks;
+  std::optional<ByteBand> weights_bytes;
+  std::optional<ByteBand> total_bytes;
+  std::optional<ByteBand> cudagraph_bytes;
+  std::optional<ByteBand> activation_bytes;
+  std::optional<ByteBand> non_torch_bytes;
+  // SGLang "KV Cache is allocated. #tokens: N" and "max_total_num_tokens=N".
+  std::optional<std::uint64_t> kv_tokens;
+  // vLLM V1 "GPU KV cache size: N tokens" (used when the log has no KV memory line).
+  std::optional<std::uint64_t> vllm_kv_tokens;
+  // llama.cpp "<dev> KV buffer size = X MiB", "<dev> model buffer size", "<dev> compute buffer size"
+  // summed over devices (CPU buffers excluded).
+  std::optional<ByteBand> llama_kv_bytes, llama_model_bytes, llama_compute_bytes;
+  // The engine did not start: the line that says so.
+  std::optional<std::string> failure;
+  std::vector<std::string> lines_used;     // the lines the figures came from
+};
+
+// `source` names the file in messages; an unrecognised log is an error that says what was looked for.
+EngineLogFigures read_engine_log(std::string_view text, EngineKind engine, std::string_view source);
+
+}  // namespace kvplan
