@@ -24,7 +24,7 @@ def attention_layers(t, mt, n):
         return [i for i, c in enumerate(t["hybrid_override_pattern"]) if c == "*"]
     if mt == "lfm2":
         return list(t["full_attn_idxs"])
-    if mt.startswith("minimax"):  # attn_type_list: 1 = softmax attention, 0 = lightning (linear)
+    if mt.startswith("minimax") and "attn_type_list" in t:  # 1 = softmax attention, 0 = lightning (linear)
         return [i for i, a in enumerate(t["attn_type_list"]) if a == 1]
     if "layer_types" in t:
         return [i for i, lt in enumerate(t["layer_types"]) if lt in ("full_attention", "sliding_attention")]
@@ -42,6 +42,22 @@ def kv_bytes_per_token(cfg, elem=2):
     if mt.startswith("deepseek"):  # MLA: one latent (kv_lora_rank) + the shared RoPE key per token
         row = t["kv_lora_rank"] + t["qk_rope_head_dim"] + t.get("index_head_dim", 0)
         return n * row * elem
+    if mt == "glm_moe_dsa":  # MLA + DSA indexer key; a "shared" indexer layer reuses an earlier top-k
+        kinds = t.get("indexer_types") or ["full"] * n
+        return sum((t["kv_lora_rank"] + t["qk_rope_head_dim"] + (t["index_head_dim"] if k == "full" else 0)) * elem
+                   for k in kinds)
+    if mt == "nemotron-nas":  # DeciLM block_configs: heads / n_heads_in_group KV heads, no_op = no attention
+        hd = hidden // heads
+        return sum(2 * (heads // b["attention"]["n_heads_in_group"]) * hd * elem
+                   for b in t["block_configs"] if not b["attention"]["no_op"])
+    if mt == "mimo_v2_flash":  # hybrid_layer_pattern: 1 = sliding (swa_* shapes), 0 = full attention
+        total = 0
+        for p in t["hybrid_layer_pattern"]:
+            if p:
+                total += t["swa_num_key_value_heads"] * (t["swa_head_dim"] + t["swa_v_head_dim"]) * elem
+            else:
+                total += t["num_key_value_heads"] * (t["head_dim"] + t["v_head_dim"]) * elem
+        return total
     layers = attention_layers(t, mt, n)
     if not layers:
         return 0
