@@ -133,6 +133,12 @@ check("--config file under the command line", json.loads(p.stdout)["context"] ==
 listed = {c[0] for c in CASES}
 on_disk = {f for f in os.listdir(DIR) if f.endswith((".yaml", ".sh"))}
 check("every example is checked", listed == on_disk and len(listed) >= 20, sorted(on_disk ^ listed))
+# README.md beside the files has a row for each, and at least 20 rows follow a cited public example.
+readme = open(os.path.join(DIR, "README.md"), encoding="utf-8").read()
+rows = {line.split("|")[1].strip(): line for line in readme.splitlines() if line.startswith("| ") and line.count("|") > 5}
+check("README lists every file", on_disk <= set(rows), sorted(on_disk - set(rows)))
+public = [f for f, line in rows.items() if "| public example" in line and "https://github.com/" in line]
+check("at least 20 follow a cited public example", len(public) >= 20, len(public))
 
 # GitHub annotations point at the container's line in the manifest.
 p = subprocess.run([KVPLAN, "check", os.path.join(DIR, "too-few-gpus.yaml"), "--gpu", "H100", "--format", "github"],
