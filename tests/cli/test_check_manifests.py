@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-KVPLAN = sys.argv[1]
+KVPLAN = os.path.abspath(sys.argv[1]) if os.sep in sys.argv[1] else sys.argv[1]
 SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DIR = os.path.join(SRC, "tests", "data", "deployments")
 passed = failed = 0
