@@ -1,3 +1,4 @@
 #!/bin/sh
-# The CUDA docker example of ggml-org/llama.cpp tools/server/README.md.
+# The CUDA docker example of llama.cpp's server README (ggml-org/llama.cpp tools/server/README.md,
+# "Quick Start" / "Docker", the "or, with CUDA" command, commit 25d5b0c53f9a). Verbatim.
 docker run -p 8080:8080 -v /path/to/models:/models --gpus all ghcr.io/ggml-org/llama.cpp:server-cuda -m models/7B/ggml-model.gguf -c 512 --host 0.0.0.0 --port 8080 --n-gpu-layers 99
