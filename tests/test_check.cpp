@@ -126,6 +126,19 @@ BOOST_AUTO_TEST_CASE(kvplan_options_inside_the_engine_command_are_errors) {
   BOOST_CHECK_EXCEPTION(run("python -m sglang.launch_server --model-path m --gpus 2"), InputError, HasMessage({"--gpus", "kvplan check"}));
 }
 
+BOOST_AUTO_TEST_CASE(vllm_refuses_explicit_bfloat16_below_compute_capability_8) {
+  // vllm/platforms/cuda.py check_if_supports_dtype: "Bfloat16 is only supported on GPUs with
+  // compute capability of at least 8.0" (T4 is 7.5, V100 7.0). "auto" falls back to float16.
+  const CheckResult bad = run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype bfloat16", "T4");
+  BOOST_TEST(!bad.passed);
+  BOOST_TEST(bad.exit_code() == 1);
+  BOOST_TEST(bad.reasons.front().find("bfloat16") != std::string::npos);
+  BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype float16", "T4").passed);
+  BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096", "V100-32GB").passed);
+  BOOST_TEST(!run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype bfloat16", "V100-32GB").passed);
+  BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype bfloat16", "A10").passed);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_flags_are_errors) {
   BOOST_CHECK_EXCEPTION(run("vllm serve meta-llama/Llama-3.1-8B --tensor-paralel-size 2"), InputError,
                         HasMessage({"--tensor-paralel-size", "did you mean --tensor-parallel-size?"}));

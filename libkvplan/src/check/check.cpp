@@ -144,8 +144,14 @@ void read_trtllm_extra_options(const std::string& path, const Deployment& d, Trt
 }
 
 // The engines' start-up validation that kvplan's profiles do not repeat.
-std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_t tp, std::uint64_t context) {
+std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_t tp, std::uint64_t context,
+                           const Accelerator& acc, std::string_view dtype_flag) {
   const std::string e = d.engine == EngineKind::vllm ? "vLLM" : d.engine == EngineKind::sglang ? "SGLang" : "TensorRT-LLM";
+  // vLLM's CUDA platform (check_if_supports_dtype) refuses an explicit bfloat16 below compute
+  // capability 8.0; with "auto" it falls back to float16 (same size), so only the flag is refused.
+  if (d.engine == EngineKind::vllm && !acc.bf16 && (dtype_flag == "bfloat16" || dtype_flag == "bf16"))
+    return "vLLM refuses to start: --dtype " + std::string(dtype_flag) + " needs bfloat16 support (compute capability 8.0), which " +
+           acc.name + " lacks; use --dtype float16";
   if (d.engine != EngineKind::llamacpp && m.dims.num_attention_heads && m.dims.num_attention_heads % tp != 0)
     return e + " refuses to start: the tensor-parallel size " + std::to_string(tp) + " does not divide the model's " +
            std::to_string(m.dims.num_attention_heads) + " attention heads";
@@ -282,7 +288,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   // The engine's own start-up validation: where it refuses to start, the verdict says so (FAIL at
   // every end of the band).
   auto refused = [&](std::uint64_t context) {
-    const std::string why = engine_refusal(d, m, tp, context);
+    const std::string why = engine_refusal(d, m, tp, context, acc, f.has("--dtype") ? std::string_view(f.get("--dtype")) : std::string_view());
     if (why.empty()) return false;
     r.starts = false;
     r.tp = tp;
