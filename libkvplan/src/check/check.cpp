@@ -155,6 +155,21 @@ std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_
   if (d.engine != EngineKind::llamacpp && m.dims.num_attention_heads && m.dims.num_attention_heads % tp != 0)
     return e + " refuses to start: the tensor-parallel size " + std::to_string(tp) + " does not divide the model's " +
            std::to_string(m.dims.num_attention_heads) + " attention heads";
+  // vLLM's QKVParallelLinear (vllm/model_executor/layers/linear.py, copied by SGLang's
+  // python/sglang/srt/layers/linear.py) splits the KV heads over tp with divide(): kv heads
+  // divisible by tp, or tp divisible by kv heads when each head is replicated (tp > kv heads).
+  if (d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) {
+    for (const auto& l : m.layers) {
+      std::uint64_t kv = 0;
+      if (const auto* f = std::get_if<FullAttention>(&l.cache)) kv = f->kv_heads;
+      else if (const auto* w = std::get_if<SlidingAttention>(&l.cache)) kv = w->kv_heads;
+      else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) kv = c->kv_heads;
+      if (kv && (tp >= kv ? tp % kv : kv % tp) != 0)
+        return e + " refuses to start: the tensor-parallel size " + std::to_string(tp) + " and the model's " +
+               std::to_string(kv) + " KV heads (layer " + std::to_string(l.index) +
+               ") do not divide one another";
+    }
+  }
   const std::uint64_t mpe = m.dims.max_position_embeddings;
   if (mpe && context > mpe) {
     if (d.engine == EngineKind::vllm && !env_set(d, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"))
