@@ -456,7 +456,7 @@ BOOST_AUTO_TEST_CASE(launch_command_read_by_the_check_layer) {
   BOOST_TEST(read_vllm_launch(ds, h100()).options.attention_backend.empty());
   BOOST_TEST(read_vllm_launch(ds, find_accelerator("B200")).options.blackwell);
   BOOST_CHECK_EXCEPTION(read_vllm_launch(parse_launch_command(split_command_line("llama-server -m x.gguf")), h100()),
-                        InputError, HasMessage("a vllm serve command"));
+                        InputError, HasMessage({"a vllm serve command"}));
 }
 
 // The Blackwell rule (engines' platform defaults) by name, whatever the case.

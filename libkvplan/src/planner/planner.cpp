@@ -354,6 +354,14 @@ std::string gb(std::uint64_t b) { return format_gb(b); }
 }  // namespace
 
 double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
+  if (to < (std::uint64_t{1} << 31)) {
+    // Exact in 64-bit integers (every term below 2^62), the same value the long double sum gives.
+    auto upto = [cap](std::uint64_t n) {
+      const std::uint64_t c = std::min(n, cap);
+      return c * (c + 1) / 2 + (n - c) * c;
+    };
+    return static_cast<double>(upto(to) - upto(from));
+  }
   auto upto = [cap](std::uint64_t n) {
     const long double c = static_cast<long double>(std::min(n, cap));
     const long double nn = static_cast<long double>(n);

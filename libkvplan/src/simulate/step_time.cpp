@@ -76,7 +76,8 @@ void StepTimer::add(StepBatch& b, std::uint64_t computed, std::uint64_t schedule
   for (const auto& g : cache_) b.kv_bytes_read += g.bytes_per_token * static_cast<double>(std::min(ctx, g.cap));
   b.kv_bytes_read += state_bytes_;
   b.flops += linear_flops_per_token_ * static_cast<double>(scheduled);
-  for (const auto& a : attn_) b.flops += a.flops_per_pair * attended_pairs(computed, ctx, a.cap);
+  for (const auto& a : attn_)  // one decode token attends min(ctx, cap) keys: attended_pairs' value, without the call
+    b.flops += a.flops_per_pair * (scheduled == 1 ? static_cast<double>(std::min(ctx, a.cap)) : attended_pairs(computed, ctx, a.cap));
 }
 
 double StepTimer::seconds(const StepBatch& b) const {
