@@ -42,14 +42,19 @@ struct VllmFlags {
     c.add_option("--attention-backend", attention_backend, "vLLM attention backend (changes the MLA block size)");
     c.add_flag("--enforce-eager", enforce_eager, "no CUDA graphs (frees their memory for the cache)");
   }
-  // The same settings as `vllm serve` flags, for check_deployment's memory budget.
-  std::vector<std::string> to_args(std::uint64_t mnbt) const {
+  // The same settings as `vllm serve` flags: the MODEL form becomes the launch command it stands
+  // for, read by the check layer (read_vllm_launch) like any other.
+  std::vector<std::string> to_args() const {
     std::vector<std::string> a;
     auto put = [&](const char* k, const std::string& v) {
       if (!v.empty()) a.insert(a.end(), {k, v});
     };
     if (!max_model_len.empty()) put("--max-model-len", std::to_string(parse_tokens(max_model_len, "--max-model-len")));
-    put("--max-num-batched-tokens", std::to_string(mnbt));
+    if (!max_num_batched_tokens.empty())
+      put("--max-num-batched-tokens", std::to_string(parse_tokens(max_num_batched_tokens, "--max-num-batched-tokens")));
+    if (max_num_seqs) put("--max-num-seqs", std::to_string(*max_num_seqs));
+    if (long_prefill) put("--long-prefill-token-threshold", std::to_string(*long_prefill));
+    if (no_chunked_prefill) a.push_back("--no-enable-chunked-prefill");
     put("--kv-cache-dtype", kv_cache_dtype);
     if (block_size) put("--block-size", std::to_string(*block_size));
     if (gpu_memory_utilization) put("--gpu-memory-utilization", std::to_string(*gpu_memory_utilization));
@@ -91,34 +96,29 @@ int run_simulate(SimulateCliOptions o) {
   if (argv.empty()) throw InputError::value("MODEL", "", "a model, or a launch command after -- (vllm serve MODEL ...)");
   const bool launch = argv.size() > 1 || is_launcher(argv[0]);
   Deployment d;
-  VllmFlags& f = o.vllm;
+  const VllmFlags& f = o.vllm;
   if (launch) {
     d = parse_launch_command(argv);
     if (d.engine != EngineKind::vllm)
       throw InputError::value("launch command", argv[0], "vllm serve ... (only vLLM's scheduler is simulated so far)");
-    // Read the command's flags with simulate's own vLLM flags; others are left to check's notes.
-    CLI::App p{"vllm flags"};
-    p.allow_extras();
-    f = VllmFlags{};
-    f.add(p);
-    std::vector<std::string> args;
-    for (const auto& a : d.args) args.push_back(a == "-tp" ? "--tp" : a == "-pp" ? "--pp" : a);
-    std::reverse(args.begin(), args.end());
-    p.parse(args);
   } else {
+    if (f.prefix_on && f.prefix_off)
+      throw InputError::value("--enable-prefix-caching", "both", "one of --enable-prefix-caching, --no-enable-prefix-caching");
     d.engine = EngineKind::vllm;
     d.model = argv[0];
     d.source = "command line";
+    d.args = f.to_args();
   }
-  if (f.prefix_on && f.prefix_off) throw InputError::value("--enable-prefix-caching", "both", "one of --enable-prefix-caching, --no-enable-prefix-caching");
   const Accelerator& gpu = find_accelerator(o.gpu);
   const VllmBatchDefaults def = vllm_serve_batch_defaults(gpu);
-  const std::uint64_t mnbt =
-      f.max_num_batched_tokens.empty() ? def.max_num_batched_tokens : parse_tokens(f.max_num_batched_tokens, "--max-num-batched-tokens");
-  if (launch) {
-    if (f.max_num_batched_tokens.empty()) d.args.insert(d.args.end(), {"--max-num-batched-tokens", std::to_string(mnbt)});
-  } else {
-    d.args = f.to_args(mnbt);
+  // The command as the check layer reads it: the engine options, the model and the scheduler flags.
+  LoadOptions lo;
+  lo.assume = o.assume;
+  VllmLaunch launch_read = read_vllm_launch(d, gpu, lo);
+  if (!launch_read.max_num_batched_tokens_given) {
+    // vllm serve's own default for this GPU (check's profile would assume 8192).
+    d.args.insert(d.args.end(), {"--max-num-batched-tokens", std::to_string(def.max_num_batched_tokens)});
+    launch_read.options.max_num_batched_tokens = def.max_num_batched_tokens;
   }
   CheckOptions co;
   co.gpu = gpu.name;
@@ -126,31 +126,22 @@ int run_simulate(SimulateCliOptions o) {
   if (!cr.starts)
     throw InputError::value("vLLM settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(), "settings with which vLLM starts");
 
-  LoadOptions lo;
-  lo.assume = o.assume;
-  ModelSpec m = load_model(cr.model_ref, lo);
+  const ModelSpec& m = launch_read.model;
   SimOptions so;
   VllmOptions& v = so.engine;
-  v.max_model_len = cr.context;
-  v.block_size = f.block_size;
-  if (!f.kv_cache_dtype.empty()) v.kv_cache_dtype = f.kv_cache_dtype;
-  v.tensor_parallel_size = f.tp;
-  v.pipeline_parallel_size = f.pp;
-  v.max_num_batched_tokens = mnbt;
-  v.attention_backend = f.attention_backend;
-  v.blackwell = def.blackwell;
-  v.enable_prefix_caching = !f.prefix_off;
-  v.mamba_cache_mode = f.mamba_cache_mode;
-  v.num_gpu_blocks_override = f.num_gpu_blocks_override;
+  v = launch_read.options;
+  v.max_model_len = cr.context;  // check resolves --max-model-len auto
+  // The budget check computed (it wins over the utilization and --kv-cache-memory): the
+  // simulated pool is then the block count check reports.
   v.available_kv_bytes = cr.kv_budget_bytes;
   // One source of truth: the simulated pool must be the block count `kvplan check` reports.
   const VllmResult prof = vllm_profile(m, v);
   if (const auto* checked = std::get_if<VllmResult>(&cr.engine_result); checked && checked->num_blocks != prof.num_blocks)
     throw Error("kvplan simulate: internal error: the simulated block count " + std::to_string(prof.num_blocks) +
                 " differs from kvplan check's " + std::to_string(checked->num_blocks));
-  so.scheduler.max_num_seqs = f.max_num_seqs.value_or(def.max_num_seqs);
-  so.scheduler.long_prefill_token_threshold = f.long_prefill.value_or(0);
-  so.scheduler.chunked_prefill = !f.no_chunked_prefill;
+  so.scheduler.max_num_seqs = launch_read.max_num_seqs ? launch_read.max_num_seqs : def.max_num_seqs;
+  so.scheduler.long_prefill_token_threshold = launch_read.long_prefill_token_threshold;
+  so.scheduler.chunked_prefill = launch_read.chunked_prefill;
   if (!o.calibration.empty()) so.step_time = load_step_time(o.calibration);
   so.step_time.prefill_efficiency = o.prefill_efficiency;
   so.slo = {o.slo_ttft, o.slo_tpot, o.slo_e2e};
@@ -198,7 +189,7 @@ int run_simulate(SimulateCliOptions o) {
     }
   }
   if (o.price > 0 && r.throughput_output_tokens_per_s > 0) {
-    const double gpus = static_cast<double>(f.tp * f.pp);
+    const double gpus = static_cast<double>(v.tensor_parallel_size * v.pipeline_parallel_size);
     r.notes.push_back("cost at " + format_fixed(o.price, 2) + " per GPU-hour: " +
                       format_fixed(o.price * gpus / (r.throughput_output_tokens_per_s * 3600.0) * 1e6, 4) +
                       " per million output tokens at this run's throughput");

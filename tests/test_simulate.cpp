@@ -2,8 +2,10 @@
 // ported from vLLM's own tests (each case names the test it comes from), consistency with
 // kvplan's engine profile, Little's law, determinism, and the workload readers.
 #include <cmath>
+#include <cstring>
 
 #include "helpers.h"
+#include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
 #include "simulate/vllm_sim.h"
@@ -367,6 +369,105 @@ BOOST_AUTO_TEST_CASE(engine_that_does_not_start) {
   o.engine.available_kv_bytes = 1ull * GiB;
   BOOST_CHECK_EXCEPTION(kvplan::simulate(m, h100(), o, std::vector<SimRequest>{prompt(10)}), InputError,
                         HasMessage({"vLLM settings", "max seq len"}));
+}
+
+// A regression pin, not an independent derivation: a digest of every per-step row (all fields,
+// doubles by their bits) and of the JSON summary of fixed seeded runs, recorded from the
+// implementation before the speed work (issue 16, branch simspeed). Optimisations must leave every
+// simulated step bit-identical; a deliberate change of the model updates these digests. The runs
+// cover prefix caching with a shared system prompt and multi-turn sessions, preemption (a small
+// pool), caching off, and a hybrid sliding-window model (gpt-oss-20b).
+namespace {
+struct Digest {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64-bit
+  void u(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+  }
+  void d(double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    u(b);
+  }
+  void s(const std::string& t) {
+    for (unsigned char c : t) h = (h ^ c) * 0x100000001b3ULL;
+  }
+};
+std::pair<std::uint64_t, std::uint64_t> run_digest(const std::string& model, std::uint64_t kv_gib, bool caching,
+                                                   const std::string& spec) {
+  const ModelSpec m = load_model(model);
+  SimOptions o = llama_options(4096);
+  o.engine.available_kv_bytes = kv_gib * GiB;
+  o.engine.enable_prefix_caching = caching;
+  o.scheduler.max_num_seqs = 256;
+  Digest steps;
+  o.on_step = [&steps](const SimStep& st) {
+    for (std::uint64_t v : {st.index, st.running, st.waiting, st.scheduled_requests, st.prefill_tokens, st.decode_tokens,
+                            st.kv_tokens_read, st.blocks_used, st.cached_free_blocks, st.preemptions, st.finished})
+      steps.u(v);
+    for (std::uint64_t v : st.group_blocks) steps.u(v);
+    steps.d(st.start_s);
+    steps.d(st.duration_s);
+  };
+  const SimResult r = kvplan::simulate(m, h100(), o, parse_workload_spec(spec));
+  Digest summary;
+  summary.s(to_json(r).dump());
+  return {steps.h, summary.h};
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
+  const std::string shared = "rate=40 requests=1500 prompt=lognormal:400:1 output=lognormal:150:1 system_prompt=256 turns=3 think=2 seed=11";
+  const std::string plain = "rate=30 requests=1500 prompt=lognormal:300:1 output=lognormal:200:1 seed=5";
+  const auto a = run_digest("meta-llama/Llama-3.1-8B", 2, true, shared);   // caching, preemption
+  const auto b = run_digest("meta-llama/Llama-3.1-8B", 40, false, plain);  // caching off
+  const auto c = run_digest("openai/gpt-oss-20b", 4, true, shared);        // sliding window + full
+  BOOST_TEST_MESSAGE(std::hex << a.first << " " << a.second << " " << b.first << " " << b.second << " " << c.first << " "
+                              << c.second);
+  BOOST_TEST(a.first == 0x58ac3d5de6ee5d6ULL);
+  BOOST_TEST(a.second == 0x304a454706ef3836ULL);
+  BOOST_TEST(b.first == 0x98dcf1a912b1dc80ULL);
+  BOOST_TEST(b.second == 0x3ab956b4bba356bULL);
+  BOOST_TEST(c.first == 0x70b25b129499061eULL);
+  BOOST_TEST(c.second == 0x944219615b0f6d99ULL);
+}
+
+// One reading of a launch command (read_vllm_launch, the check layer's) gives simulate its engine
+// options and scheduler flags: the values below are the command's own.
+BOOST_AUTO_TEST_CASE(launch_command_read_by_the_check_layer) {
+  const Deployment d = parse_launch_command(split_command_line(
+      "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 -tp 2 --max-num-seqs 64 --long-prefill-token-threshold 512 "
+      "--no-enable-chunked-prefill --kv-cache-dtype fp8 --no-enable-prefix-caching --block-size 32"));
+  const VllmLaunch l = read_vllm_launch(d, h100());
+  BOOST_TEST(l.model_ref == "meta-llama/Llama-3.1-8B");
+  BOOST_TEST(l.model.name == load_model("meta-llama/Llama-3.1-8B").name);
+  BOOST_TEST(l.options.max_model_len == 8192u);
+  BOOST_TEST(l.options.tensor_parallel_size == 2u);
+  BOOST_TEST(l.options.kv_cache_dtype == "fp8");
+  BOOST_TEST(!l.options.enable_prefix_caching);
+  BOOST_TEST(l.options.block_size.value_or(0) == 32u);
+  BOOST_TEST(l.max_num_seqs == 64u);
+  BOOST_TEST(l.long_prefill_token_threshold == 512u);
+  BOOST_TEST(!l.chunked_prefill);
+  BOOST_TEST(!l.max_num_batched_tokens_given);
+  BOOST_TEST(!l.options.blackwell);
+  // DeepSeek-V3's MLA off SM90/SM100: vLLM picks TRITON_MLA (vllm/platforms/cuda.py), as check does.
+  const Deployment ds = parse_launch_command(split_command_line("vllm serve deepseek-ai/DeepSeek-V3"));
+  BOOST_TEST(read_vllm_launch(ds, find_accelerator("A100-80GB")).options.attention_backend == "TRITON_MLA");
+  BOOST_TEST(read_vllm_launch(ds, h100()).options.attention_backend.empty());
+  BOOST_TEST(read_vllm_launch(ds, find_accelerator("B200")).options.blackwell);
+  BOOST_CHECK_EXCEPTION(read_vllm_launch(parse_launch_command(split_command_line("llama-server -m x.gguf")), h100()),
+                        InputError, HasMessage({"a vllm serve command"}));
+}
+
+// The Blackwell rule (engines' platform defaults) by name, whatever the case.
+BOOST_AUTO_TEST_CASE(blackwell_by_name) {
+  BOOST_TEST(is_blackwell(find_accelerator("B200")));
+  BOOST_TEST(is_blackwell(find_accelerator("GB200")));
+  BOOST_TEST(!is_blackwell(h100()));
+  Accelerator custom;
+  custom.name = "b300-custom";
+  BOOST_TEST(is_blackwell(custom));
+  BOOST_TEST(vllm_serve_batch_defaults(find_accelerator("B200")).blackwell);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -75,6 +75,26 @@ def launch_form_matches():
     assert a["max_num_seqs"] == 1024  # vllm serve's default on an 80 GB H100
 
 
+def flags_read_as_check_reads_them():
+    # Both forms are read by the check layer (read_vllm_launch): --max-num-seqs reaches check's
+    # budget (its sampler term) and the scheduler, prefix caching off reaches the allocator, and the
+    # block count is the one `kvplan check` reports for the same command.
+    trace = write("".join(json.dumps({"arrival_s": i * 0.1, "prompt_tokens": 500, "output_tokens": 20}) + "\n"
+                          for i in range(20)), ".jsonl")
+    flags = ["--max-model-len", "4096", "--max-num-seqs", "64", "--no-enable-prefix-caching"]
+    r = run("check", "--gpu", "H100", "--format", "json", "--", "vllm", "serve", MODEL, *flags)
+    blocks = json.loads(r.stdout)["engine_result"]["num_blocks"]
+    a = js("simulate", MODEL, "--gpu", "H100", "--trace", trace, *flags)
+    r = run("simulate", "--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", MODEL, *flags)
+    assert r.returncode == 0, r.stderr
+    b = json.loads(r.stdout)
+    for j in (a, b):
+        assert j["num_blocks"] == blocks, (j["num_blocks"], blocks)
+        assert j["max_num_seqs"] == 64
+        assert j["prefix_caching"] is False
+    assert a["ttft_s"] == b["ttft_s"]
+
+
 def concurrency_reaches_engine_figure():
     # 300 requests of 4095 prompt tokens at once, a 20 GiB cache: one block of 16 tokens is
     # 32 layers x 8 heads x 128 x 2 (K, V) x 2 B x 16 = 2 MiB, so 10,240 blocks; each request

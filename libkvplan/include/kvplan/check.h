@@ -172,6 +172,27 @@ struct CheckResult {
 
 CheckResult check_deployment(const Deployment& d, const CheckOptions& o);
 
+// A vLLM launch command read as vLLM reads it (check/flags_vllm.cpp): the one reading that
+// check_deployment profiles and `kvplan simulate` runs, so a command is simulated exactly as check
+// reads it. The memory budget (device, weights, activations, graphs, available KV bytes) is left
+// unset: check_deployment resolves it on its band, and simulate takes check's.
+struct VllmLaunch {
+  std::string model_ref;                    // the model as the command names it (positional or --model)
+  ModelSpec model;                          // loaded from model_ref, with --dtype applied
+  VllmOptions options;                      // the flags as the engine profile's options
+  bool max_model_len_auto = false;          // --max-model-len -1 / auto: the largest length that fits
+  std::uint64_t data_parallel_size = 1;
+  std::uint64_t max_num_seqs = 0;           // --max-num-seqs (0: not given, the engine's default)
+  std::uint64_t long_prefill_token_threshold = 0;  // 0: none
+  bool chunked_prefill = true;              // --no-enable-chunked-prefill: off
+  bool enforce_eager = false;
+  bool max_num_batched_tokens_given = false;  // else options hold check's 8192
+  std::vector<std::string> notes;           // choices the reading made (the MLA backend off SM90/SM100)
+};
+// `gpu` decides the platform defaults (the MLA backend); `load` is how the model is loaded
+// (--assume). Errors name the flag.
+VllmLaunch read_vllm_launch(const Deployment& d, const Accelerator& gpu, const LoadOptions& load = {});
+
 // One deployment's outcome: a result, or the error that stopped it (with where, for CI formats).
 struct CheckOutcome {
   std::optional<CheckResult> result;

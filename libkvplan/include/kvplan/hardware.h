@@ -30,6 +30,9 @@ struct Accelerator {
 const std::vector<Accelerator>& accelerator_catalog();
 // Case-insensitive on name and aliases; throws InputError with "did you mean" when unknown.
 const Accelerator& find_accelerator(std::string_view name);
+// NVIDIA Blackwell (SM100) by the device's name: B100, B200, B300 and the GB200/GB300 superchips.
+// The one rule engines' platform defaults use (vLLM's MLA backend, SGLang's attention backend).
+bool is_blackwell(const Accelerator& gpu);
 // A custom device from a JSON object with the same keys as the catalog entries (memory_bytes
 // may also be a size string such as "80GB"); `source` names the file in messages. A document
 // {"accelerators": [...]} with exactly one entry is accepted too.

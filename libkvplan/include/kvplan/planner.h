@@ -130,6 +130,18 @@ std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t 
 double weight_bytes_read(std::uint64_t active_bytes, std::uint64_t expert_bytes, std::uint64_t experts,
                          std::uint64_t experts_per_token, std::uint64_t batch);
 
+// Attention work on one layer, as the planner's TTFT and the simulator's step time count it:
+// 2 x heads x (qk_dim + v_dim) FLOPs per attended (query, key) pair (the scores and the weighted
+// sum), and the most keys one query attends there (a window or chunk; UINT64_MAX: all). A layer
+// without attention (Mamba, no cache) costs 0.
+struct AttentionCost {
+  double flops_per_pair = 0;
+  std::uint64_t max_keys = UINT64_MAX;
+};
+AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& layer);
+// Causal (query, key) pairs for the query positions i in (from, to], each attending min(i, cap) keys.
+double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap);
+
 // The cache of one pipeline stage on one GPU, compressed to what the sweep needs: layers with
 // the same (bytes per token, token cap) merged, plus constant per-sequence state.
 struct CacheProfile {

@@ -185,6 +185,83 @@ std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// vLLM's flags as the engine profile's options
+// ---------------------------------------------------------------------------------------------
+namespace {
+// The model a command names: positional, then --model (not llama-server's -m, a GGUF), --model-path.
+std::string command_model(std::string model, const Deployment& d, const ParsedFlags& f) {
+  if (model.empty() && !f.positional.empty()) model = f.positional;
+  if (model.empty() && d.engine != EngineKind::llamacpp && f.has("--model")) model = f.get("--model");
+  if (model.empty() && f.has("--model-path")) model = f.get("--model-path");
+  return model;
+}
+
+// --dtype (vLLM, SGLang): the model's compute dtype, "auto" keeping the config's.
+void apply_dtype_flag(ModelSpec& m, const ParsedFlags& f, EngineKind e) {
+  if ((e == EngineKind::vllm || e == EngineKind::sglang) && f.has("--dtype") && f.get("--dtype") != "auto")
+    m.dtype = parse_dtype(f.get("--dtype"), "--dtype");
+}
+
+VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerator& acc) {
+  VllmLaunch L;
+  VllmOptions& v = L.options;
+  v.tensor_parallel_size = positive(int_flag(f, "--tensor-parallel-size", 1), "--tensor-parallel-size");
+  v.pipeline_parallel_size = positive(int_flag(f, "--pipeline-parallel-size", 1), "--pipeline-parallel-size");
+  L.data_parallel_size = positive(int_flag(f, "--data-parallel-size", 1), "--data-parallel-size");
+  // --max-model-len: human_readable_int_or_auto (-1 and "auto" fit the largest length).
+  L.max_model_len_auto = f.has("--max-model-len") && (trim(f.get("--max-model-len")) == "-1" || trim(f.get("--max-model-len")) == "auto");
+  v.max_model_len = L.max_model_len_auto ? 0 : vllm_int_flag(f, "--max-model-len", 0);
+  if (f.has("--block-size")) v.block_size = positive(int_flag(f, "--block-size", 16), "--block-size");
+  if (f.has("--kv-cache-dtype")) v.kv_cache_dtype = f.get("--kv-cache-dtype");
+  v.max_num_batched_tokens = positive(vllm_int_flag(f, "--max-num-batched-tokens", 8192), "--max-num-batched-tokens");
+  L.max_num_batched_tokens_given = f.has("--max-num-batched-tokens");
+  v.gpu_memory_utilization = fraction_flag(f, "--gpu-memory-utilization", 0.9);
+  if (f.has("--kv-cache-memory-bytes")) v.kv_cache_memory_bytes = vllm_int_flag(f, "--kv-cache-memory-bytes", 0);
+  if (f.has("--attention-backend")) v.attention_backend = f.get("--attention-backend");
+  v.blackwell = is_blackwell(acc);
+  {
+    // FlashMLA (64-token blocks) runs on SM90/SM100 only; elsewhere vLLM's CUDA platform picks
+    // TRITON_MLA, whose block stays 16 (vllm/platforms/cuda.py get_attn_backend_cls).
+    bool mla = false, sparse = false;
+    for (const auto& l : m.layers)
+      if (const auto* x = std::get_if<Mla>(&l.cache)) mla = true, sparse = sparse || x->index_head_dim > 0;
+    const bool sm90 = acc.name.rfind("H100", 0) == 0 || acc.name.rfind("H200", 0) == 0 || acc.name.rfind("H20-", 0) == 0 ||
+                      acc.name.rfind("H800", 0) == 0 || acc.name.rfind("GH200", 0) == 0;
+    const bool sm100 = v.blackwell || acc.name.rfind("GB200", 0) == 0;
+    if (mla && !sparse && v.attention_backend.empty() && !sm90 && !sm100) {
+      v.attention_backend = "TRITON_MLA";
+      L.notes.push_back("MLA on " + acc.name + ": FlashMLA needs SM90/SM100, so vLLM uses TRITON_MLA (block size 16)");
+    }
+  }
+  if (f.has("--mamba-cache-mode")) v.mamba_cache_mode = f.get("--mamba-cache-mode");
+  if (f.has("--mamba-cache-dtype")) v.mamba_cache_dtype = f.get("--mamba-cache-dtype");
+  if (f.has("--mamba-ssm-cache-dtype")) v.mamba_ssm_cache_dtype = f.get("--mamba-ssm-cache-dtype");
+  if (f.has("--enable-prefix-caching")) v.enable_prefix_caching = bool_flag(f, "--enable-prefix-caching");
+  v.disable_hybrid_kv_cache_manager = bool_flag(f, "--disable-hybrid-kv-cache-manager");
+  if (f.has("--num-gpu-blocks-override")) v.num_gpu_blocks_override = int_flag(f, "--num-gpu-blocks-override", 0);
+  if (f.has("--max-num-seqs")) L.max_num_seqs = positive(int_flag(f, "--max-num-seqs", 1), "--max-num-seqs");
+  if (f.has("--long-prefill-token-threshold")) L.long_prefill_token_threshold = vllm_int_flag(f, "--long-prefill-token-threshold", 0);
+  if (f.has("--enable-chunked-prefill")) L.chunked_prefill = bool_flag(f, "--enable-chunked-prefill");
+  L.enforce_eager = bool_flag(f, "--enforce-eager");
+  return L;
+}
+}  // namespace
+
+VllmLaunch read_vllm_launch(const Deployment& d, const Accelerator& gpu, const LoadOptions& load) {
+  if (d.engine != EngineKind::vllm)
+    throw InputError::value("launch command", std::string(engine_name(d.engine)), "a vllm serve command");
+  const ParsedFlags f = detail::parse_engine_flags(d.engine, d.args, d.env, d.base_dir);
+  const std::string ref = command_model(d.model, d, f);
+  if (ref.empty()) throw InputError::value("model", "", "a model in the command (or --model)");
+  ModelSpec m = load_model(ref, load);
+  apply_dtype_flag(m, f, d.engine);
+  VllmLaunch L = vllm_launch(f, m, gpu);
+  L.model_ref = ref;
+  L.model = std::move(m);
+  return L;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The verdict
 // ---------------------------------------------------------------------------------------------
 namespace {
@@ -222,10 +299,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   std::vector<std::string> unmodelled = f.unmodelled;
 
   // The model kvplan reads.
-  std::string model = o.model.value_or(d.model);
-  if (model.empty() && !f.positional.empty()) model = f.positional;
-  if (model.empty() && d.engine != EngineKind::llamacpp && f.has("--model")) model = f.get("--model");
-  if (model.empty() && f.has("--model-path")) model = f.get("--model-path");
+  std::string model = command_model(o.model.value_or(d.model), d, f);
   std::error_code gguf_ec;  // llama-server -m FILE.gguf: the file's header gives the config
   if (model.empty() && d.engine == EngineKind::llamacpp && f.has("--model") &&
       std::filesystem::is_regular_file(f.get("--model"), gguf_ec))
@@ -237,8 +311,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   ModelSpec m = load_model(model);
   r.model = m.name;
   r.model_ref = model;
-  if ((d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) && f.has("--dtype") && f.get("--dtype") != "auto")
-    m.dtype = parse_dtype(f.get("--dtype"), "--dtype");
+  apply_dtype_flag(m, f, d.engine);
 
   const Accelerator acc = o.device ? *o.device : find_accelerator(r.gpu);
   r.gpu = acc.name;
@@ -271,8 +344,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     wb.experts = 0;
     wb.scheme = wb.source = "given (--weights)";
   }
-  const bool blackwell = acc.name.find("B200") != std::string::npos || acc.name.find("B100") != std::string::npos ||
-                         acc.name.find("B300") != std::string::npos;
+  const bool blackwell = is_blackwell(acc);
 
   // The engine's own measurements, when a start-up log is given.
   std::optional<EngineLogFigures> logf;
@@ -353,43 +425,15 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
 
   switch (d.engine) {
     case EngineKind::vllm: {
-      VllmOptions v;
-      tp = positive(int_flag(f, "--tensor-parallel-size", 1), "--tensor-parallel-size");
-      pp = positive(int_flag(f, "--pipeline-parallel-size", 1), "--pipeline-parallel-size");
-      dp = positive(int_flag(f, "--data-parallel-size", 1), "--data-parallel-size");
-      v.tensor_parallel_size = tp;
-      v.pipeline_parallel_size = pp;
-      // --max-model-len: human_readable_int_or_auto (-1 and "auto" fit the largest length).
-      const bool auto_fit = f.has("--max-model-len") && (trim(f.get("--max-model-len")) == "-1" || trim(f.get("--max-model-len")) == "auto");
-      v.max_model_len = auto_fit ? 0 : vllm_int_flag(f, "--max-model-len", 0);
+      // The command's flags as vLLM reads them (read_vllm_launch; kvplan simulate reads the same).
+      const VllmLaunch launch = vllm_launch(f, m, acc);
+      VllmOptions v = launch.options;
+      tp = v.tensor_parallel_size;
+      pp = v.pipeline_parallel_size;
+      dp = launch.data_parallel_size;
+      const bool auto_fit = launch.max_model_len_auto;
       if (refused(v.max_model_len)) return r;
-      if (f.has("--block-size")) v.block_size = positive(int_flag(f, "--block-size", 16), "--block-size");
-      if (f.has("--kv-cache-dtype")) v.kv_cache_dtype = f.get("--kv-cache-dtype");
-      v.max_num_batched_tokens = positive(vllm_int_flag(f, "--max-num-batched-tokens", 8192), "--max-num-batched-tokens");
-      v.gpu_memory_utilization = fraction_flag(f, "--gpu-memory-utilization", 0.9);
-      if (f.has("--kv-cache-memory-bytes")) v.kv_cache_memory_bytes = vllm_int_flag(f, "--kv-cache-memory-bytes", 0);
-      if (f.has("--attention-backend")) v.attention_backend = f.get("--attention-backend");
-      {
-        // FlashMLA (64-token blocks) runs on SM90/SM100 only; elsewhere vLLM's CUDA platform picks
-        // TRITON_MLA, whose block stays 16 (vllm/platforms/cuda.py get_attn_backend_cls).
-        bool mla = false, sparse = false;
-        for (const auto& l : m.layers)
-          if (const auto* x = std::get_if<Mla>(&l.cache)) mla = true, sparse = sparse || x->index_head_dim > 0;
-        const bool sm90 = acc.name.rfind("H100", 0) == 0 || acc.name.rfind("H200", 0) == 0 || acc.name.rfind("H20-", 0) == 0 ||
-                          acc.name.rfind("H800", 0) == 0 || acc.name.rfind("GH200", 0) == 0;
-        const bool sm100 = blackwell || acc.name.rfind("GB200", 0) == 0;
-        if (mla && !sparse && v.attention_backend.empty() && !sm90 && !sm100) {
-          v.attention_backend = "TRITON_MLA";
-          r.notes.push_back("MLA on " + acc.name + ": FlashMLA needs SM90/SM100, so vLLM uses TRITON_MLA (block size 16)");
-        }
-      }
-      if (f.has("--mamba-cache-mode")) v.mamba_cache_mode = f.get("--mamba-cache-mode");
-      if (f.has("--mamba-cache-dtype")) v.mamba_cache_dtype = f.get("--mamba-cache-dtype");
-      if (f.has("--mamba-ssm-cache-dtype")) v.mamba_ssm_cache_dtype = f.get("--mamba-ssm-cache-dtype");
-      if (f.has("--enable-prefix-caching")) v.enable_prefix_caching = bool_flag(f, "--enable-prefix-caching");
-      v.disable_hybrid_kv_cache_manager = bool_flag(f, "--disable-hybrid-kv-cache-manager");
-      if (f.has("--num-gpu-blocks-override")) v.num_gpu_blocks_override = int_flag(f, "--num-gpu-blocks-override", 0);
-      v.blackwell = blackwell;
+      for (const auto& n : launch.notes) r.notes.push_back(n);
       // Expert parallelism (vLLM FusedMoE with --enable-expert-parallel): the routed experts are split
       // over EP = tp x dp ranks; everything else is split over tp (and replicated per DP rank).
       const bool ep = bool_flag(f, "--enable-expert-parallel");
@@ -445,9 +489,9 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         const std::uint64_t mml = v.max_model_len ? v.max_model_len : m.dims.max_position_embeddings;
         bin.max_num_batched_tokens = mml > 32768 ? 512 : std::max<std::uint64_t>(mml, 2048);
       }
-      const std::uint64_t max_num_seqs = f.has("--max-num-seqs") ? positive(int_flag(f, "--max-num-seqs", 1), "--max-num-seqs") : 0;
+      const std::uint64_t max_num_seqs = launch.max_num_seqs;
       bin.sampler_seqs = std::min<std::uint64_t>(max_num_seqs ? max_num_seqs : 256, v.max_num_batched_tokens);
-      bin.enforce_eager = bool_flag(f, "--enforce-eager");
+      bin.enforce_eager = launch.enforce_eager;
       budget = engine_budget(m, bin);
       if (bool_flag(f, "--enable-lora")) {
         // vLLM preallocates max_loras adapter slots of rank max_lora_rank on the GPU for every

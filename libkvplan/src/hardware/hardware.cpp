@@ -164,6 +164,12 @@ MemoryBand runtime_memory_band(const Accelerator& a) {
   return b;
 }
 
+bool is_blackwell(const Accelerator& gpu) {
+  std::string n = gpu.name;  // case-insensitive: a custom device (--gpu-file) may spell it "b200"
+  for (auto& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return n.find("B200") != std::string::npos || n.find("B100") != std::string::npos || n.find("B300") != std::string::npos;
+}
+
 const Accelerator& find_accelerator(std::string_view name) {
   const std::string key = key_of(name);
   const auto& cat = accelerator_catalog();

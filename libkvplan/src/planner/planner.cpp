@@ -333,39 +333,12 @@ MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtyp
   return {};
 }
 
-// Causal attention work: sum over query positions i in (from, to] of min(i, cap) keys.
-double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
-  auto upto = [cap](std::uint64_t n) {
-    const long double c = static_cast<long double>(std::min(n, cap));
-    const long double nn = static_cast<long double>(n);
-    return c * (c + 1) / 2 + (nn - c) * c;
-  };
-  return static_cast<double>(upto(to) - upto(from));
-}
-
-// 2 x active params x new tokens + attention scores and weighted sums, 2 x heads x
-// (qk_dim + v_dim) per attended (query, key) pair, on attention layers.
+// 2 x active params x new tokens + each attention layer's attention_cost.
 double prefill_flops(const ModelSpec& m, std::uint64_t from, std::uint64_t to) {
   double flops = 2.0 * static_cast<double>(m.params.active) * static_cast<double>(to - from);
-  const double heads = static_cast<double>(m.dims.num_attention_heads);
   for (const auto& l : m.layers) {
-    double dims = 0;
-    std::uint64_t cap = kNoCap;
-    if (const auto* f = std::get_if<FullAttention>(&l.cache)) {
-      dims = static_cast<double>(f->k_head_dim + f->v_head_dim);
-    } else if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) {
-      dims = static_cast<double>(s->k_head_dim + s->v_head_dim);
-      cap = s->window;
-    } else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) {
-      dims = static_cast<double>(c->k_head_dim + c->v_head_dim);
-      cap = c->chunk;
-    } else if (std::holds_alternative<Mla>(l.cache)) {
-      dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
-    } else if (const auto* sh = std::get_if<SharedKv>(&l.cache)) {
-      (void)sh;
-      if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
-    }
-    if (dims > 0) flops += 2.0 * heads * dims * attended_pairs(from, to, cap);
+    const AttentionCost a = attention_cost(m, l);
+    if (a.flops_per_pair > 0) flops += a.flops_per_pair * attended_pairs(from, to, a.max_keys);
   }
   return flops;
 }
@@ -379,6 +352,44 @@ bool weights_are_fp8(const ModelSpec& m, const PlanInput& in) {
 std::string gb(std::uint64_t b) { return format_gb(b); }
 
 }  // namespace
+
+double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
+  if (to < (std::uint64_t{1} << 31)) {
+    // Exact in 64-bit integers (every term below 2^62), the same value the long double sum gives.
+    auto upto = [cap](std::uint64_t n) {
+      const std::uint64_t c = std::min(n, cap);
+      return c * (c + 1) / 2 + (n - c) * c;
+    };
+    return static_cast<double>(upto(to) - upto(from));
+  }
+  auto upto = [cap](std::uint64_t n) {
+    const long double c = static_cast<long double>(std::min(n, cap));
+    const long double nn = static_cast<long double>(n);
+    return c * (c + 1) / 2 + (nn - c) * c;
+  };
+  return static_cast<double>(upto(to) - upto(from));
+}
+
+AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& l) {
+  double dims = 0;
+  std::uint64_t cap = kNoCap;
+  if (const auto* f = std::get_if<FullAttention>(&l.cache)) {
+    dims = static_cast<double>(f->k_head_dim + f->v_head_dim);
+  } else if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) {
+    dims = static_cast<double>(s->k_head_dim + s->v_head_dim);
+    cap = s->window;
+  } else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) {
+    dims = static_cast<double>(c->k_head_dim + c->v_head_dim);
+    cap = c->chunk;
+  } else if (std::holds_alternative<Mla>(l.cache)) {
+    dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
+  } else if (std::holds_alternative<SharedKv>(l.cache)) {
+    if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
+  }
+  if (dims <= 0) return {};
+  const double heads = static_cast<double>(m.dims.num_attention_heads);
+  return {2.0 * heads * dims, cap};
+}
 
 std::uint64_t reserved_bytes(const ModelSpec& m, const ReservedMemory& r, std::uint64_t tp) {
   if (r.override_bytes) return *r.override_bytes;

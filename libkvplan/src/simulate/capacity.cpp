@@ -25,8 +25,7 @@ bool within(const SimResult& r, const SloTargets& s, double q) {
 VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu) {
   std::string name = gpu.name;
   for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool blackwell = name.find("b100") != std::string::npos || name.find("b200") != std::string::npos ||
-                         name.find("b300") != std::string::npos;
+  const bool blackwell = is_blackwell(gpu);
   if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024, blackwell};
   return {2048, 256, blackwell};
 }

@@ -17,19 +17,6 @@ namespace kvplan {
 
 namespace detail {
 
-namespace {
-// Attended (query, key) pairs when tokens [from, to) attend to at most `cap` keys each
-// (themselves included): sum over q of min(q + 1, cap).
-double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
-  auto upto = [cap](std::uint64_t n) {  // sum_{q<n} min(q+1, cap)
-    const double c = static_cast<double>(cap);
-    if (n <= cap) return static_cast<double>(n) * static_cast<double>(n + 1) / 2.0;
-    return c * (c + 1) / 2.0 + static_cast<double>(n - cap) * c;
-  };
-  return upto(to) - upto(from);
-}
-}  // namespace
-
 StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptions& e, const StepTimeModel& t)
     : model_(t) {
   if (t.kind == StepTimeModel::Kind::linear) return;
@@ -54,26 +41,12 @@ StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptio
   experts_ = m.dims.num_experts;
   experts_per_token_ = m.dims.experts_per_token;
   linear_flops_per_token_ = 2.0 * static_cast<double>(m.params.active) / tp_;
-  // Attention FLOPs, as the planner counts them for TTFT: 2 x heads x (qk_dim + v_dim) per
-  // attended (query, key) pair on each attention layer.
-  const double heads = static_cast<double>(m.dims.num_attention_heads);
+  // Attention FLOPs, as the planner counts them for TTFT (attention_cost), per GPU.
   for (const auto& l : m.layers) {
-    double dims = 0;
-    std::uint64_t cap = UINT64_MAX;
-    if (const auto* f = std::get_if<FullAttention>(&l.cache)) dims = static_cast<double>(f->k_head_dim + f->v_head_dim);
-    else if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) {
-      dims = static_cast<double>(s->k_head_dim + s->v_head_dim);
-      cap = s->window;
-    } else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) {
-      dims = static_cast<double>(c->k_head_dim + c->v_head_dim);
-      cap = c->chunk;
-    } else if (std::holds_alternative<Mla>(l.cache)) {
-      dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
-    } else if (std::holds_alternative<SharedKv>(l.cache)) {
-      if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
-    }
-    if (dims <= 0) continue;
-    const double f = 2.0 * heads * dims / tp_;
+    const AttentionCost a = attention_cost(m, l);
+    if (a.flops_per_pair <= 0) continue;
+    const std::uint64_t cap = a.max_keys;
+    const double f = a.flops_per_pair / tp_;
     auto it = std::find_if(attn_.begin(), attn_.end(), [cap](const AttnGroup& a) { return a.cap == cap; });
     if (it == attn_.end()) attn_.push_back({f, cap});
     else it->flops_per_pair += f;
@@ -103,7 +76,8 @@ void StepTimer::add(StepBatch& b, std::uint64_t computed, std::uint64_t schedule
   for (const auto& g : cache_) b.kv_bytes_read += g.bytes_per_token * static_cast<double>(std::min(ctx, g.cap));
   b.kv_bytes_read += state_bytes_;
   b.flops += linear_flops_per_token_ * static_cast<double>(scheduled);
-  for (const auto& a : attn_) b.flops += a.flops_per_pair * attended_pairs(computed, ctx, a.cap);
+  for (const auto& a : attn_)  // one decode token attends min(ctx, cap) keys: attended_pairs' value, without the call
+    b.flops += a.flops_per_pair * (scheduled == 1 ? static_cast<double>(std::min(ctx, a.cap)) : attended_pairs(computed, ctx, a.cap));
 }
 
 double StepTimer::seconds(const StepBatch& b) const {

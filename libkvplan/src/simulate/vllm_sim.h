@@ -260,6 +260,19 @@ struct Req {
   std::vector<std::uint64_t> cached;
   std::vector<std::vector<std::uint64_t>> hashes;
   std::uint64_t num_tokens() const { return in.prompt_tokens + generated; }
+  // Back to a fresh request, keeping the vectors' storage (slots are reused: no allocation per
+  // request once the pool of slots has grown).
+  void reset() {
+    in = SimRequest{};
+    uid = user = turn = 0;
+    segs.clear();
+    computed = generated = 0;
+    first_scheduled = first_token = -1;
+    state = State::waiting;
+    for (auto& t : tables) t.clear();
+    cached.clear();
+    for (auto& h : hashes) h.clear();
+  }
 };
 
 inline std::uint64_t block_hash(const std::vector<Seg>& segs, std::uint64_t parent, std::uint64_t start, std::uint64_t len) {
@@ -437,6 +450,7 @@ class Simulator {
     double area_in_system = 0, area_running = 0, area_waiting = 0;
     std::uint64_t stride = 1;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> scheduled;
+    SimStep st;  // reused: its group_blocks keeps its storage
     while (true) {
       // Arrivals up to now join the waiting queue in arrival order.
       while (!src.empty() && src.next_time() <= clock) admit(src, r, first_arrival, started);
@@ -478,7 +492,6 @@ class Simulator {
       area_in_system += static_cast<double>(nrun + nwait) * dt;
       area_running += static_cast<double>(nrun) * dt;
       area_waiting += static_cast<double>(nwait) * dt;
-      SimStep st;
       const bool want_step = static_cast<bool>(o_.on_step);
       const bool want_point = r.steps % stride == 0;
       if (want_step || want_point) {
@@ -493,7 +506,7 @@ class Simulator {
         st.kv_tokens_read = batch.kv_tokens_read;
         st.blocks_used = pool_->used();
         st.cached_free_blocks = pool_->cached_free();
-        st.group_blocks = pool_->group_used();
+        st.group_blocks.assign(pool_->group_used().begin(), pool_->group_used().end());
         st.preemptions = step_preempt;
       }
       if (want_point) {
@@ -587,7 +600,7 @@ class Simulator {
     if (!free_ids_.empty()) {
       id = free_ids_.back();
       free_ids_.pop_back();
-      reqs_[id] = Req{};
+      reqs_[id].reset();
     } else {
       id = static_cast<std::uint32_t>(reqs_.size());
       reqs_.emplace_back();
@@ -633,10 +646,10 @@ class Simulator {
     }
   }
 
-  std::vector<std::uint32_t> find_hit(std::size_t gi, Req& q, std::uint64_t max_len) {
+  void find_hit(std::size_t gi, Req& q, std::uint64_t max_len, std::vector<std::uint32_t>& out) {
     const Group& g = groups_[gi];
-    std::vector<std::uint32_t> out;
-    if (g.kind == GroupKind::mamba || g.kind == GroupKind::chunked) return out;
+    out.clear();
+    if (g.kind == GroupKind::mamba || g.kind == GroupKind::chunked) return;
     const std::uint64_t n = max_len / g.block;
     ensure_hashes(q, g.slot, n);
     const auto& h = q.hashes[g.slot];
@@ -646,7 +659,7 @@ class Simulator {
         if (b == kNone) break;
         out.push_back(b);
       }
-      return out;
+      return;
     }
     // SlidingWindowManager.find_longest_cache_hit: right to left, stop at the first run of
     // `contiguous` cached blocks; the blocks before it are null.
@@ -667,18 +680,18 @@ class Simulator {
       }
     }
     if (!found) out.resize(run);
-    return out;
   }
 
   // KVCacheManager.get_computed_blocks with the hybrid coordinator's fixed point.
   std::uint64_t get_computed_blocks(Req& q, std::vector<std::vector<std::uint32_t>>& hits) {
-    hits.assign(groups_.size(), {});
+    hits.resize(groups_.size());
+    for (auto& h : hits) h.clear();
     if (!caching_) return 0;
     std::uint64_t len = q.num_tokens() - 1;  // the last token is always recomputed
     for (bool changed = true; changed;) {
       changed = false;
       for (std::size_t g = 0; g < groups_.size(); ++g) {
-        hits[g] = find_hit(g, q, len);
+        find_hit(g, q, len, hits[g]);
         const std::uint64_t l = hits[g].size() * groups_[g].block;
         if (l < len) {
           len = l;
@@ -811,7 +824,7 @@ class Simulator {
       ++i;
     }
     if (preempted) return;
-    std::vector<std::vector<std::uint32_t>> hits;
+    std::vector<std::vector<std::uint32_t>>& hits = hits_;
     while (!waiting_.empty() && budget > 0) {
       if (running_.size() >= o_.scheduler.max_num_seqs) break;
       const std::uint32_t id = waiting_.front();
@@ -861,7 +874,7 @@ class Simulator {
     // A synthetic session's history is dropped after its last turn (a trace's is kept: its
     // sessions have no declared end).
     if (q.in.session && last_turn_ && q.turn >= last_turn_) sessions_.erase(q.in.session);
-    q = Req{};
+    q.reset();
     free_ids_.push_back(id);
   }
 
@@ -917,6 +930,7 @@ class Simulator {
   std::unordered_map<std::uint64_t, std::vector<Seg>> sessions_;
   std::vector<std::uint64_t> group_peak_;
   std::vector<std::uint32_t> removed_;
+  std::vector<std::vector<std::uint32_t>> hits_;  // scratch for schedule()
   bool simple_ = false;  // every group full attention with one power-of-two block size
   std::uint64_t simple_block_ = 1, simple_shift_ = 0;
   std::uint64_t uid_ = 0, preemptions_ = 0, prefix_query_ = 0, prefix_hit_ = 0;
