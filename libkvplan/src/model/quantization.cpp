@@ -384,8 +384,8 @@ WeightQuantization weight_preset(std::string_view text, const ModelSpec& m) {
     throw InputError::value("--weight-dtype", text, "a preset name");
   }
   ModelSpec scratch;
-  scratch.dtype = m.dtype;
-  const ConfigView c(json{{"model_type", m.model_type}, {"torch_dtype", std::string(name(m.dtype))}},
+  scratch.dtype = serving_dtype(m);  // what the unquantised tensors and model-dtype scales are saved in
+  const ConfigView c(json{{"model_type", m.model_type}, {"torch_dtype", std::string(name(scratch.dtype))}},
                      "--weight-dtype " + n);
   read_weight_quantization(c, q, "/quantization_config", false, scratch);
   WeightQuantization wq = std::move(*scratch.quantization);

@@ -140,8 +140,11 @@ detail::GgufQuantContext gguf_context(const ModelSpec& m) {
 WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype,
                               const WeightQuantization* preset) {
   WeightBytes w;
-  const Dtype base = (!preset && m.quantization && m.quantization->unquantised_dtype) ? *m.quantization->unquantised_dtype
-                                                                                      : m.dtype;
+  // A preset keeps its unquantised tensors in the dtype the model is served in (a float32 config
+  // is quantised from and saved in bf16).
+  const Dtype base = preset ? serving_dtype(m)
+                     : (m.quantization && m.quantization->unquantised_dtype) ? *m.quantization->unquantised_dtype
+                                                                             : m.dtype;
   const WeightQuantization* q =
       preset ? preset
              : (!override_dtype && m.quantization && (m.quantization->dtype || m.quantization->bits)) ? &*m.quantization
