@@ -70,7 +70,7 @@ PlanInput plan_input(const pyb::dict& o) {
   if (!get("k_dtype").is_none()) in.k_dtype = dtype_arg(get("k_dtype"), "k_dtype");
   if (!get("v_dtype").is_none()) in.v_dtype = dtype_arg(get("v_dtype"), "v_dtype");
   in.state_dtype = dtype_arg(get("state_dtype"), "state_dtype");
-  in.weight_dtype = dtype_arg(get("weight_dtype"), "weight_dtype");
+  in.weight_dtype = weight_format_arg(get("weight_dtype"), "weight_dtype");
   in.weight_bytes = opt_bytes_arg(get("weights"), "weights");
   in.utilization = get("utilization").is_none() ? preset.utilization : float_arg(get("utilization"), "utilization");
   in.block_tokens = get("block_tokens").is_none() ? preset.block_tokens : count_arg(get("block_tokens"), "block_tokens", 1);
@@ -153,7 +153,7 @@ void bind_planner(pyb::module_& m) {
   using namespace kvplan;
   using namespace kvplan::py;
   m.def("_weight_bytes", [](pyb::handle model, pyb::handle dtype) {
-    return weights_dict(weight_bytes(model_arg(model).get(), dtype_arg(dtype, "dtype")));
+    return weights_dict(weight_bytes(model_arg(model).get(), weight_format_arg(dtype, "dtype")));
   }, "model"_a, "dtype"_a = pyb::none());
   m.def("_plan", [](pyb::handle model, const pyb::dict& options) {
     return to_python(to_json(plan(model_arg(model).get(), plan_input(options))));
@@ -186,7 +186,7 @@ void bind_planner(pyb::module_& m) {
   }, "model"_a, "contexts"_a, "concurrency"_a, "options"_a);
   m.def("_compare", [](pyb::handle model, pyb::handle tokens, pyb::handle kv_dtype, pyb::handle weight_dtype) {
     return to_python(to_json(compare_row(model_arg(model).get(), tokens_arg(tokens, "tokens"),
-                                         dtype_arg(kv_dtype, "kv_dtype"), dtype_arg(weight_dtype, "weight_dtype"))));
+                                         dtype_arg(kv_dtype, "kv_dtype"), weight_format_arg(weight_dtype, "weight_dtype"))));
   }, "model"_a, "tokens"_a, "kv_dtype"_a = pyb::none(), "weight_dtype"_a = pyb::none());
   m.def("kv_dtype_ladder", [](pyb::handle model) {
     std::vector<std::string> out;

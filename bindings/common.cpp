@@ -173,6 +173,15 @@ std::optional<Dtype> dtype_arg(pyb::handle h, const char* what) {
   return parse_dtype(s, what);
 }
 
+std::optional<WeightFormat> weight_format_arg(pyb::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  if (!pyb::isinstance<pyb::str>(h))
+    throw InputError::value(what, repr_of(h), "a dtype or preset name such as \"bf16\" or \"awq\"");
+  auto s = h.cast<std::string>();
+  if (s == "auto") return std::nullopt;
+  return parse_weight_format(s, what);
+}
+
 std::string str_arg(pyb::handle h, const char* what, const std::string& fallback) {
   if (h.is_none()) return fallback;
   if (!pyb::isinstance<pyb::str>(h)) throw InputError::value(what, repr_of(h), "a string");

@@ -12,6 +12,7 @@
 
 #include "kvplan/dtype.h"
 #include "kvplan/model.h"
+#include "kvplan/weights.h"
 
 namespace kvplan::py {
 namespace pyb = pybind11;
@@ -42,6 +43,8 @@ std::optional<std::uint64_t> opt_count_arg(pyb::handle h, const char* what, std:
 double float_arg(pyb::handle h, const char* what);
 // Dtype names; None or "auto" -> nullopt.
 std::optional<Dtype> dtype_arg(pyb::handle h, const char* what);
+// A --weight-dtype value: None/"auto" = the checkpoint's format, a preset ("awq", "Q4_K_M") or a dtype.
+std::optional<WeightFormat> weight_format_arg(pyb::handle h, const char* what);
 // A string option (None -> fallback).
 std::string str_arg(pyb::handle h, const char* what, const std::string& fallback = "");
 

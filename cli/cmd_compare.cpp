@@ -24,14 +24,14 @@ static void register_compare(CLI::App& app, Runner& run) {
   cmd->add_flag("--bundled", opt->bundled, "every bundled model");
   cmd->add_option("--tokens,-n", opt->tokens, "tokens of one sequence")->capture_default_str();
   cmd->add_option("--kv-dtype", opt->kv_dtype, "cache dtype for K and V (auto = model dtype)")->capture_default_str();
-  cmd->add_option("--weight-dtype", opt->weight_dtype, "weights dtype (auto = the checkpoint's format)")->capture_default_str();
+  cmd->add_option("--weight-dtype", opt->weight_dtype, "weights dtype or preset (awq gptq nf4 w8a8 fp8 mxfp4 Q4_K_M Q8_0 ...; auto = the checkpoint's format)")->capture_default_str();
   cmd->add_option("--assume", opt->assume, "explicit assumptions, as for kvplan size");
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([&run, opt] {
     run = [opt] {
       const std::uint64_t tokens = parse_tokens(opt->tokens, "--tokens");
       const auto kv = parse_dtype_or_auto(opt->kv_dtype, "--kv-dtype");
-      const auto wd = parse_dtype_or_auto(opt->weight_dtype, "--weight-dtype");
+      const auto wd = parse_weight_format_or_auto(opt->weight_dtype, "--weight-dtype");
       std::vector<std::string> names = opt->models;
       if (opt->bundled)
         for (const auto& b : bundled_models()) names.push_back(b.id);

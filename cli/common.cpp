@@ -23,6 +23,11 @@ std::optional<Dtype> parse_dtype_or_auto(const std::string& text, const char* fl
   return parse_dtype(text, flag);
 }
 
+std::optional<WeightFormat> parse_weight_format_or_auto(const std::string& text, const char* flag) {
+  if (text.empty() || text == "auto") return std::nullopt;
+  return parse_weight_format(text, flag);
+}
+
 void DtypeOptions::add(CLI::App& cmd) {
   cmd.add_option("--kv-dtype", kv, "cache dtype for K and V (auto = model dtype)")->capture_default_str();
   cmd.add_option("--k-dtype", k, "K cache dtype (overrides --kv-dtype)");

@@ -29,6 +29,8 @@ struct DtypeOptions {
 };
 
 std::optional<Dtype> parse_dtype_or_auto(const std::string& text, const char* flag);
+// --weight-dtype: "auto"/empty = the checkpoint's format; a preset (awq, Q4_K_M, ...) or a dtype.
+std::optional<WeightFormat> parse_weight_format_or_auto(const std::string& text, const char* flag);
 
 // Prints exactly one JSON object (and a newline) on stdout, tagged with the running verb's
 // schema ("schema": "kvplan.<verb>/<version>", docs/schema/).

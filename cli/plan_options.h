@@ -43,7 +43,7 @@ struct PlanOptions {
         ->delimiter(',');
     cmd.add_option("--dp", dp, "data-parallel replicas (concurrency is spread over them)")->capture_default_str();
     dtypes.add(cmd);
-    cmd.add_option("--weight-dtype", weight_dtype, "store weights in this dtype (auto = the checkpoint's format)")
+    cmd.add_option("--weight-dtype", weight_dtype, "store weights in this dtype or preset (awq gptq nf4 w8a8 fp8 mxfp4 Q4_K_M Q8_0 ...; auto = the checkpoint's format)")
         ->capture_default_str();
     cmd.add_option("--weights", weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");
     cmd.add_option("--utilization", utilization, "fraction of device memory the engine may use (default 0.9)");
@@ -98,7 +98,7 @@ struct PlanOptions {
     in.k_dtype = w.k_dtype;
     in.v_dtype = w.v_dtype;
     in.state_dtype = w.state_dtype;
-    in.weight_dtype = parse_dtype_or_auto(weight_dtype, "--weight-dtype");
+    in.weight_dtype = parse_weight_format_or_auto(weight_dtype, "--weight-dtype");
     if (!weights.empty()) in.weight_bytes = parse_bytes(weights, "--weights");
     in.utilization = utilization.value_or(preset.utilization);
     in.block_tokens = block_tokens.value_or(preset.block_tokens);

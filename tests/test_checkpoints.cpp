@@ -185,11 +185,14 @@ BOOST_AUTO_TEST_CASE(unknown_model_lists_where_it_looked) {
   auto s = suggest_models("meta-llama/Llama-3.1-8B-Instruct");
   BOOST_REQUIRE(!s.empty());
   BOOST_TEST(s[0] == "meta-llama/Llama-3.1-8B");
-  // (Qwen3-8B-Base: "Qwen3-8B-Instruct" is nearer by edit distance to the bundled
-  // Qwen/Qwen3-VL-8B-Instruct, also a Qwen 8B, which then comes first.)
-  auto q = suggest_models("Qwen/Qwen3-8B-Base");
+  // "-vl" is part of the family: the text model Qwen3-8B comes before Qwen3-VL-8B-Instruct, which
+  // is nearer by edit distance; a VL query still finds the VL model.
+  auto q = suggest_models("Qwen/Qwen3-8B-Instruct");
   BOOST_REQUIRE(!q.empty());
   BOOST_TEST(q[0] == "Qwen/Qwen3-8B");
+  auto vl = suggest_models("Qwen/Qwen3-VL-8B-Thinking");
+  BOOST_REQUIRE(!vl.empty());
+  BOOST_TEST(vl[0] == "Qwen/Qwen3-VL-8B-Instruct");
 }
 
 BOOST_AUTO_TEST_CASE(ollama_store_manifest_to_blob) {
@@ -659,6 +662,27 @@ BOOST_AUTO_TEST_CASE(mlx_quantises_embeddings_too) {
   auto w = weight_bytes(llama8b_with({{"group_size", 64}, {"bits", 4}}, "quantization"));
   const u64 quantised = kLinear + 2u * 128256 * 4096;
   BOOST_TEST(w.total == quantised / 2 + quantised / 64 * 4 + 266240u * 2);  // 4,517,404,672
+  BOOST_TEST(w.scheme == "mlx int4 g64 + bf16");
+}
+
+BOOST_AUTO_TEST_CASE(mlx_qwen3_14b_4bit_matches_its_published_total_size) {
+  // lmstudio-community/Qwen3-14B-4bit (mlx-lm 0.24.0), config.json and model.safetensors.index.json
+  // as mirrored in the public GitHub repository root-hypercube/qwen3-mlx (Qwen3-14B-MLX-4bit/,
+  // commit 821745abdcf5303790c87a6985817d2de9df34c9): metadata.total_size 8,307,783,680. By hand:
+  // 40 layers x (2 x 5120 x 5120 + 2 x 1024 x 5120 + 3 x 17408 x 5120) + 2 x 151,936 x 5,120
+  // (embedding and head, quantised too) = 14,767,882,240 values at 4 bits + a bf16 scale and
+  // bias per 64 (4.5 bits), plus 424,960 bf16 norm values.
+  const char* cfg = R"({"architectures": ["Qwen3ForCausalLM"], "attention_bias": false, "attention_dropout": 0.0,
+    "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+    "initializer_range": 0.02, "intermediate_size": 17408, "max_position_embeddings": 40960,
+    "max_window_layers": 40, "model_type": "qwen3", "num_attention_heads": 40, "num_hidden_layers": 40,
+    "num_key_value_heads": 8, "quantization": {"group_size": 64, "bits": 4},
+    "quantization_config": {"group_size": 64, "bits": 4}, "rms_norm_eps": 1e-06, "rope_scaling": null,
+    "rope_theta": 1000000, "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+    "transformers_version": "4.51.0", "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})";
+  auto w = weight_bytes(load_model_from_json(cfg, "config.json"));
+  BOOST_TEST(w.total == 14'767'882'240u / 8 * 9 / 2 + 424'960u * 2);
+  BOOST_TEST(w.total == 8'307'783'680u);
   BOOST_TEST(w.scheme == "mlx int4 g64 + bf16");
 }
 

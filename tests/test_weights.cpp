@@ -2,7 +2,9 @@
 // bf16/fp16 = 2 B per value; fp8 = 1 B per value plus, for DeepSeek, one fp32 scale per
 // 128x128 block (rounded up at the edges); mxfp4 = 17 B per 32 values; ggml/nvfp4 blocks
 // along each row, rounded up; norms and biases stay in the model dtype.
+#include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "helpers.h"
 #include "kvplan/weights.h"
@@ -10,6 +12,7 @@
 using kvplan::Dtype;
 using kvplan::load_model;
 using kvplan::weight_bytes;
+using kvplan::test::HasMessage;
 using u64 = std::uint64_t;
 
 BOOST_AUTO_TEST_SUITE(weights)
@@ -122,6 +125,94 @@ BOOST_AUTO_TEST_CASE(gpt_oss_mxfp4_experts) {
   BOOST_TEST(w.total < 13'900'000'000u);
 }
 
+// ---- --weight-dtype presets ------------------------------------------------------------------
+// Llama-3.1-8B (untied, 32 layers): 224 quantisable matrices holding kLinear = 6,979,321,856
+// values; embedding table + head (2 x 128,256 x 4,096) and 266,240 norm values stay bf16 under the
+// quantization_config presets (kRestBf16 = 2,101,878,784 B), as the checkpoint rule says.
+namespace {
+constexpr u64 kLinear = 6'979'321'856, kRestBf16 = 2'101'878'784, kMatrices = 224;
+kvplan::WeightFormat preset(const char* name) { return kvplan::parse_weight_format(name); }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(quantization_config_presets_price_like_their_configs) {
+  auto m = load_model("meta-llama/Llama-3.1-8B");
+  // awq: 4 bits + per 128 values an fp16 scale and a 4-bit zero; the same 5,727,854,592 B the
+  // checkpoint test in test_checkpoints.cpp gets from an AutoAWQ quantization_config.
+  auto awq = weight_bytes(m, preset("awq"));
+  BOOST_TEST(awq.total == kLinear / 2 + kLinear / 128 * 20 / 8 + kRestBf16);
+  BOOST_TEST(awq.total == 5'727'854'592u);
+  BOOST_TEST(awq.scheme == "awq int4 g128 + bf16 (preset --weight-dtype awq)");
+  // gptq: as awq plus g_idx, one int32 per input column (6 x 4,096 + 14,336 per layer).
+  BOOST_TEST(weight_bytes(m, preset("GPTQ")).total == 5'727'854'592u + 32u * (6 * 4096 + 14336) * 4);
+  // nf4: 4 bits + an fp32 absmax per 64 values + quant_map (64 B) and quant_state (128 B) per matrix.
+  BOOST_TEST(weight_bytes(m, preset("nf4")).total == kLinear / 2 + kLinear / 64 * 4 + kMatrices * 192 + kRestBf16);
+  // w8a8: int8 + a bf16 scale per output row (43,008 rows a layer); dynamic activations store none.
+  BOOST_TEST(weight_bytes(m, preset("w8a8")).total == kLinear + 32u * 43008 * 2 + kRestBf16);
+  // fp8: 1 B per value + one fp32 scale per matrix; embeddings and head stay bf16 (the plain
+  // dtype fp8_e4m3 still stores every matrix, head and table included, in fp8).
+  BOOST_TEST(weight_bytes(m, preset("fp8")).total == kLinear + kMatrices * 4 + kRestBf16);
+  BOOST_TEST(weight_bytes(m, preset("fp8_e4m3")).total == kLinear + 2u * 128256 * 4096 + 266240u * 2);
+  BOOST_TEST((preset("fp8").dtype == Dtype::fp8_e4m3));
+}
+
+BOOST_AUTO_TEST_CASE(mxfp4_preset_is_the_gpt_oss_layout) {
+  // Routed experts in mxfp4 (17 B per 32 values), the rest in the serving dtype (bf16: gpt-oss's
+  // config names none): on gpt-oss-20b the preset gives what its own quantization_config gives.
+  auto oss = load_model("openai/gpt-oss-20b");
+  BOOST_TEST(weight_bytes(oss, preset("mxfp4")).total == weight_bytes(oss).total);
+  BOOST_TEST(weight_bytes(oss, preset("mxfp4")).experts == weight_bytes(oss).experts);
+  // A dense model has no routed experts to quantise: an error, not a silent bf16.
+  BOOST_CHECK_EXCEPTION(weight_bytes(load_model("meta-llama/Llama-3.1-8B"), preset("mxfp4")), kvplan::InputError,
+                        HasMessage({"--weight-dtype", "mxfp4", "routed experts"}));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_weight_format_lists_the_valid_ones) {
+  BOOST_CHECK_EXCEPTION(kvplan::parse_weight_format("awq8"), kvplan::InputError,
+                        HasMessage({"--weight-dtype", "awq8", "awq gptq nf4 w8a8 fp8 mxfp4", "Q4_K_M", "IQ4_XS",
+                                    "bf16", "fp8_e4m3"}));
+  BOOST_TEST(preset("q4_k_m").preset == "Q4_K_M");
+  BOOST_TEST(preset("bf16").preset.empty());
+}
+
+// GGUF file types against llama.cpp's own published table (tools/quantize/README.md, "Quantization"
+// for meta-llama/Llama-3.1-8B: bits/weight to 4 decimals over its 8,030,261,312 parameters, i.e.
+// bytes = bpw x 8,030,261,312 / 8, the sum of the file's tensor sizes). Exact values derived by hand
+// from llama-quantize's type choice: per layer q, o 4096x4096, k 1024x4096, gate, up 14336x4096 in
+// the base type; attn_v (1024x4096) and ffn_down (4096x14336) bumped on the use_more_bits layers
+// (0-3, 28-31 and 6, 9, ..., 27: 16 of 32); output 128256x4096 in Q6_K; token_embd in the base
+// type; norms F32 (65 x 4,096 values). Row bytes per 4,096 values: Q4_K 2,304, Q5_K 2,816, Q6_K
+// 3,360, Q8_0 4,352, IQ4_XS 2,176, IQ4_NL 2,304.
+BOOST_AUTO_TEST_CASE(gguf_presets_match_llama_cpp_published_sizes) {
+  auto m = load_model("meta-llama/Llama-3.1-8B");
+  constexpr u64 params = 8'030'261'312;  // llama.cpp's count (the 64 rope_freqs values included)
+  struct Case {
+    const char* ftype;
+    double bpw;       // published bits per weight
+    u64 exact;        // derived by hand (above)
+  };
+  for (const Case c : {Case{"Q4_K_M", 4.8944, 4'912'898'048u}, Case{"Q5_K_M", 5.7036, 5'725'151'232u},
+                       Case{"Q4_K_S", 4.6672, 4'684'832'768u}, Case{"Q5_K_S", 5.5704, 5'591'457'792u},
+                       Case{"Q6_K", 6.5633, 6'588'170'240u}, Case{"Q8_0", 8.5008, 8'532'934'656u},
+                       Case{"IQ4_XS", 4.4597, 4'476'526'592u}, Case{"IQ4_NL", 4.6818, 4'699'512'832u}}) {
+    BOOST_TEST_CONTEXT(c.ftype) {
+      auto w = weight_bytes(m, preset(c.ftype));
+      BOOST_TEST(w.total == c.exact);
+      const double published = c.bpw * static_cast<double>(params) / 8;
+      BOOST_TEST(std::abs(static_cast<double>(w.total) / published - 1) < 1e-4);  // within 0.01 %
+      BOOST_TEST(w.scheme.find(std::string(c.ftype) + " (llama-quantize per-tensor types: ") == 0);
+    }
+  }
+  // Q4_K_M by hand: 32 x (2 x 4096 x 2304 + 1024 x 2304 + 2 x 14336 x 2304) base matrices,
+  // 16 layers of attn_v + ffn_down in Q6_K (1024 x 3360 + 4096 x 14336 / 256 x 210) and 16 in Q4_K,
+  // embeddings 128256 x 2304, output 128256 x 3360, norms 266,240 x 4.
+  const u64 base = 32u * (2 * 4096 * 2304 + 1024 * 2304 + 2 * 14336 * 2304);
+  const u64 more = 16u * (1024 * 3360 + 4096u * 56 * 210), less = 16u * (1024 * 2304 + 4096u * 56 * 144);
+  BOOST_TEST(weight_bytes(m, preset("Q4_K_M")).total == base + more + less + 128256u * 2304 + 128256u * 3360 + 266240u * 4);
+  // A plain 4-bit legacy dtype stores every matrix, the head included, in that dtype; the Q4_0
+  // preset keeps llama-quantize's Q6_K head.
+  BOOST_TEST(weight_bytes(m, preset("Q4_0")).total > weight_bytes(m, Dtype::q4_0).total);
+}
+
 BOOST_AUTO_TEST_CASE(every_bundled_model_has_weights) {
   for (const auto& b : kvplan::bundled_models()) {
     BOOST_TEST_CONTEXT(b.id) {
@@ -133,6 +224,16 @@ BOOST_AUTO_TEST_CASE(every_bundled_model_has_weights) {
       // In a 2-byte model dtype, an explicit 2-byte format costs exactly 2 B per parameter.
       if (kvplan::info(m.dtype).block_bytes == 2)
         BOOST_TEST(weight_bytes(m, Dtype::bf16).total == 2 * m.params.total);
+      // Every preset prices every model (mxfp4 only those with routed experts) below its bf16 size.
+      for (const auto& p : kvplan::weight_preset_names()) {
+        if (p == "mxfp4" && m.params.moe_routed == 0) continue;
+        BOOST_TEST_CONTEXT(p) {
+          auto q = weight_bytes(m, kvplan::parse_weight_format(p));
+          BOOST_TEST(q.total > 0u);
+          BOOST_TEST(q.active <= q.total);
+          BOOST_TEST(q.total < weight_bytes(m, Dtype::fp32).total);
+        }
+      }
     }
   }
 }

@@ -166,6 +166,23 @@ def sweep():
     assert run("sweep", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--csv", "--json").returncode == 2
 
 
+def weight_presets():
+    # Llama-3.1-8B: awq = 4 bits + (fp16 scale + 4-bit zero) per 128 of the 6,979,321,856 matrix
+    # values, embeddings/head/norms bf16 (2,101,878,784 B); Q4_K_M = llama-quantize's mix, derived
+    # by hand in tests/test_weights.cpp (within 0.01 % of llama.cpp's published 4.8944 bits/weight).
+    awq = 6979321856 // 2 + 6979321856 // 128 * 20 // 8 + 2101878784
+    j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weight-dtype", "awq")
+    assert j["per_gpu"]["weights_bytes"] == awq, j["per_gpu"]
+    assert "weights: awq int4 g128 + bf16 (preset --weight-dtype awq)" in j["notes"], j["notes"]
+    j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu", "RTX4090", "--weight-dtype", "Q4_K_M")
+    assert j["per_gpu"]["weights_bytes"] == 4912898048, j["per_gpu"]
+    j = js("compare", "meta-llama/Llama-3.1-8B", "--weight-dtype", "q4_k_m")
+    assert j["models"][0]["weights_bytes"] == 4912898048, j["models"][0]
+    j = js("sweep", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--contexts", "1k", "--concurrency", "1",
+           "--weight-dtype", "awq")
+    assert j["cells"], j
+
+
 def custom_device():
     j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu-memory", "48GB", "--gpu-bandwidth", "1e12", "--weights", "16GB",
            "--reserved", "0", "--utilization", "1", "--context", "4096", "--concurrency", "2")
@@ -200,6 +217,11 @@ check("unknown GPU", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H1O
 check("no GPU", bad_input(["plan", "meta-llama/Llama-3.1-8B"], ["--gpu"]))
 check("bad context", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--context", "lots"], ["--context"]))
 check("unknown gpus name", bad_input(["gpus", "nope-9000"], ["unknown GPU"]))
+check("--weight-dtype presets", weight_presets)
+check("unknown weight preset", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weight-dtype", "awq3"],
+                                         ["--weight-dtype", "awq3", "awq gptq nf4 w8a8 fp8 mxfp4", "Q4_K_M", "bf16"]))
+check("mxfp4 preset on a dense model", bad_input(["plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weight-dtype",
+                                                  "mxfp4"], ["--weight-dtype", "routed experts"]))
 check("gpus", gpus)
 check("custom devices", custom_device)
 check("compare", compare)

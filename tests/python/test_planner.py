@@ -135,3 +135,12 @@ def test_compare_and_weights():
     w = kvplan.weight_bytes(LLAMA8B)
     assert w["total"] == kvplan.load(LLAMA8B).parameters()["total"] * 2  # bf16 checkpoint
     assert kvplan.load(LLAMA8B).weight_bytes("fp8")["total"] < w["total"]
+    # Presets price the model as that checkpoint format (same figures as tests/test_weights.cpp):
+    # awq = 4 bits + (fp16 scale + 4-bit zero) per 128 of 6,979,321,856 matrix values + bf16 rest.
+    awq = kvplan.weight_bytes(LLAMA8B, "awq")
+    assert awq["total"] == 6979321856 // 2 + 6979321856 // 128 * 20 // 8 + 2101878784
+    assert awq["scheme"].endswith("(preset --weight-dtype awq)")
+    assert kvplan.weight_bytes(LLAMA8B, "Q4_K_M")["total"] == 4912898048
+    assert kvplan.plan(LLAMA8B, "H100", weight_dtype="q4_k_m").per_gpu.weights_bytes == 4912898048
+    with pytest.raises(kvplan.KvplanError, match="awq gptq nf4"):
+        kvplan.weight_bytes(LLAMA8B, "awq3")

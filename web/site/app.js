@@ -395,11 +395,15 @@ function compareModels() {
 // --- start-up ------------------------------------------------------------------------------
 function fillPickers() {
   const models = call('models').models.map((m) => m.id);
-  const dtypes = call('dtypes').dtypes.map((d) => d.name);
+  const dtypeList = call('dtypes');
+  const dtypes = dtypeList.dtypes.map((d) => d.name);
+  const presets = dtypeList.weight_presets || [];
   const gpus = call('gpus').gpus;
   const opt = (value, text) => el('option', { value, text: text || value });
   for (const s of document.querySelectorAll('select[data-models]')) s.replaceChildren(...models.map((m) => opt(m)));
-  for (const s of document.querySelectorAll('select[data-dtypes]')) s.replaceChildren(opt('auto', 'auto (model dtype)'), ...dtypes.map((d) => opt(d)));
+  for (const s of document.querySelectorAll('select[data-dtypes]')) s.replaceChildren(opt('auto', 'auto (model dtype)'),
+    ...(s.name === 'weight_dtype' ? presets.map((d) => opt(d, `${d} (preset)`)) : []),
+    ...dtypes.filter((d) => s.name !== 'weight_dtype' || !presets.some((p) => p.toLowerCase() === d)).map((d) => opt(d)));
   for (const s of document.querySelectorAll('select[data-gpus]')) s.replaceChildren(...gpus.map((g) => opt(g.name, `${g.name} (${g.memory_marketing})`)));
   const pick = (p, name, value) => { const f = panelEl(p).querySelector(`[name=${name}]`); if ([...f.options].some((o) => o.value === value)) f.value = value; };
   pick('model', 'model', 'meta-llama/Llama-3.1-70B');

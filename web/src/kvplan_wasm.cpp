@@ -96,6 +96,14 @@ std::optional<Dtype> dtype_field(const json& a, const char* key, const char* fla
   return parse_dtype(s, flag);
 }
 
+// --weight-dtype: "auto" or empty = the checkpoint's format; a preset or a dtype (the CLI's
+// parse_weight_format_or_auto).
+std::optional<WeightFormat> weight_format_field(const json& a, const char* key, const char* flag) {
+  const std::string s = string_field(a, key);
+  if (s.empty() || s == "auto") return std::nullopt;
+  return parse_weight_format(s, flag);
+}
+
 // The model: a bundled id ("model") or pasted/uploaded config text ("config" + "source").
 ModelSpec load(const json& a) {
   LoadOptions lo;
@@ -170,7 +178,7 @@ json do_gpus(const json&) {
 json do_compare(const json& a) {
   const std::uint64_t tokens = tokens_field(a, "tokens", "--tokens").value_or(128 * 1024);
   const auto kv = dtype_field(a, "kv_dtype", "--kv-dtype");
-  const auto wd = dtype_field(a, "weight_dtype", "--weight-dtype");
+  const auto wd = weight_format_field(a, "weight_dtype", "--weight-dtype");
   LoadOptions lo;
   json rows = json::array();
   if (!a.contains("models") || !a["models"].is_array() || a["models"].empty())
@@ -209,7 +217,7 @@ PlanInput plan_input(const json& a) {
   in.k_dtype = w.k_dtype;
   in.v_dtype = w.v_dtype;
   in.state_dtype = w.state_dtype;
-  in.weight_dtype = dtype_field(a, "weight_dtype", "--weight-dtype");
+  in.weight_dtype = weight_format_field(a, "weight_dtype", "--weight-dtype");
   if (const std::string s = string_field(a, "weights"); !s.empty()) in.weight_bytes = parse_bytes(s, "--weights");
   in.utilization = number_field(a, "utilization", "--utilization").value_or(preset.utilization);
   in.block_tokens = count_field(a, "block_tokens", "--block-tokens").value_or(preset.block_tokens);
@@ -296,7 +304,8 @@ json do_format(const json& a) {
 json do_dtypes(const json&) {
   json out = json::array();
   for (const auto& d : all_dtypes()) out.push_back({{"name", std::string(d.name)}, {"description", std::string(d.description)}});
-  return {{"dtypes", out}};
+  // --weight-dtype presets (the weights select offers them before the plain dtypes).
+  return {{"dtypes", out}, {"weight_presets", weight_preset_names()}};
 }
 
 json functions() {

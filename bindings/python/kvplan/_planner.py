@@ -29,6 +29,8 @@ def plan(model, gpu="H100", *, gpus=None, tp=None, pp=1, dp=1, pp_layers=None, c
     gpus, tp, pp, dp   parallelism (gpus = tp x pp x dp; give gpus, tp or both)
     context, concurrency   tokens per sequence and sequences in flight (ints or "32k")
     kv_dtype / k_dtype / v_dtype / state_dtype / weight_dtype   dtype names; None = the model's
+               (weight_dtype also takes a preset: "awq", "gptq", "nf4", "w8a8", "fp8", "mxfp4",
+               "Q4_K_M", "Q8_0", ...; docs/formulas.md "--weight-dtype presets")
     weights, reserved, runtime_overhead, offload, gpu_memory   byte counts (ints or "80GB")
     engine     "none" or "vllm" (16-token paging blocks, utilization 0.9)
     utilization   fraction of device memory the engine may use (default 0.9)
@@ -120,5 +122,6 @@ def compare(models, tokens=4096, kv_dtype=None, weight_dtype=None):
 
 def weight_bytes(model, dtype=None):
     """Bytes of the model's weights as stored for serving: total, experts, non_experts, active
-    (read per token at batch 1), mtp, scheme. `dtype` stores every quantisable matrix in it."""
+    (read per token at batch 1), mtp, scheme. `dtype` stores every quantisable matrix in it, or
+    names a preset ("awq", "Q4_K_M", ...) priced as that checkpoint format."""
     return _core._weight_bytes(_model(model), dtype)

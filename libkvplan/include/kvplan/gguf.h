@@ -53,6 +53,9 @@ struct GgmlType {
 };
 const GgmlType* ggml_type(std::uint32_t id);
 const GgmlType* ggml_type(std::string_view name);  // case-insensitive: "Q4_K", "q8_0", "BF16"
+// Bytes of one row of `values` numbers (a whole number of blocks; ggml_row_size): the GGUF reader's
+// tensor bytes and the GGUF --weight-dtype presets both use it.
+std::uint64_t ggml_row_bytes(const GgmlType& t, std::uint64_t values);
 
 // Reads a header from a stream of `stream_bytes` bytes (a file or memory); `source` names it in
 // errors. Throws FormatError for a wrong magic, unsupported version, truncation, a declared size

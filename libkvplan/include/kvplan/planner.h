@@ -19,6 +19,7 @@
 #include "kvplan/layer.h"
 #include "kvplan/model.h"
 #include "kvplan/units.h"
+#include "kvplan/weights.h"
 
 namespace kvplan {
 
@@ -48,7 +49,7 @@ struct PlanInput {
   std::uint64_t concurrency = 1;         // sequences in flight (whole deployment)
   std::uint64_t shared_prefix_tokens = 0;  // a common prompt prefix stored once (prefix caching)
   std::optional<Dtype> k_dtype, v_dtype, state_dtype;  // nullopt = model's own
-  std::optional<Dtype> weight_dtype;     // nullopt = the checkpoint's format
+  std::optional<WeightFormat> weight_dtype;  // nullopt = the checkpoint's format; a dtype or a preset
   std::optional<std::uint64_t> weight_bytes;  // total weights, replaces weight_bytes(model)
   double utilization = 0.9;              // fraction of memory_bytes the engine may use
   ReservedMemory reserved;
@@ -182,7 +183,7 @@ struct CompareRow {
   double share_of_weights = 0;         // cache_bytes / weights_bytes (0 when weights unknown)
 };
 CompareRow compare_row(const ModelSpec& m, std::uint64_t tokens, std::optional<Dtype> kv_dtype = std::nullopt,
-                       std::optional<Dtype> weight_dtype = std::nullopt);
+                       std::optional<WeightFormat> weight_dtype = std::nullopt);
 
 // Reports (planner_report.cpp): the CLI and the Python module print these, so every surface
 // shows the same figures. JSON byte counts are exact integers.

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kvplan/dtype.h"
@@ -31,8 +32,26 @@ struct WeightBytes {
   std::uint64_t outside_layers = 0;
 };
 
+// What --weight-dtype names (parse_weight_format): a plain dtype that stores every quantisable
+// matrix ("bf16", "fp8_e4m3", "int8": embeddings and head included), or a preset: the model
+// priced as if its checkpoint carried that quantisation, by the same rule the config and GGUF
+// readers use ("awq", "gptq", "nf4", "w8a8", "fp8", "mxfp4": a quantization_config; "Q4_K_M",
+// "Q8_0", "IQ4_XS", ...: llama.cpp's llama-quantize file types with its per-tensor type choice).
+struct WeightFormat {
+  std::optional<Dtype> dtype;  // the plain dtype; for a preset the element dtype of its matrices
+                               // where kvplan has one (fp8 -> fp8_e4m3, w8a8 -> int8), else none
+  std::string preset;          // canonical preset name ("awq", "Q4_K_M"); empty for a plain dtype
+  WeightFormat() = default;
+  WeightFormat(Dtype d) : dtype(d) {}  // NOLINT(google-explicit-constructor): a dtype is a format
+};
+
+// Presets first (case-insensitive), then dtype names; anything else is an InputError naming `what`
+// and listing both.
+WeightFormat parse_weight_format(std::string_view text, std::string_view what = "--weight-dtype");
+std::vector<std::string> weight_preset_names();
+
 // Without an override, a checkpoint whose headers were read (m.checkpoint_weights) gives its exact
 // total, experts and MTP bytes; `active` is then the config rule's active share of its total.
-WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype = std::nullopt);
+WeightBytes weight_bytes(const ModelSpec& m, std::optional<WeightFormat> override_format = std::nullopt);
 
 }  // namespace kvplan

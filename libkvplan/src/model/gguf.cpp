@@ -196,6 +196,10 @@ const GgmlType* ggml_type(std::string_view name) {
   return nullptr;
 }
 
+u64 ggml_row_bytes(const GgmlType& t, u64 values) {
+  return checked_mul(values / t.block_values, t.block_bytes, "GGUF row bytes");
+}
+
 GgufHeader read_gguf_header(std::istream& in, u64 stream_bytes, std::string_view source, const GgufLimits& limits) {
   Reader r(in, stream_bytes, source, limits);
   GgufHeader h;
@@ -246,7 +250,7 @@ GgufHeader read_gguf_header(std::istream& in, u64 stream_bytes, std::string_view
     if (t.dims[0] % gt->block_values != 0)
       r.fail("tensor \"" + t.name + "\": row of " + std::to_string(t.dims[0]) + " values is not a whole number of " +
              std::string(gt->name) + " blocks (" + std::to_string(gt->block_values) + ")");
-    t.bytes = checked_mul(elements / gt->block_values, gt->block_bytes, "GGUF tensor bytes");
+    t.bytes = checked_mul(elements / t.dims[0], ggml_row_bytes(*gt, t.dims[0]), "GGUF tensor bytes");
     t.offset = r.num<u64>("tensor offset");
     if (t.offset % h.alignment != 0) r.fail("tensor \"" + t.name + "\": offset not aligned to " + std::to_string(h.alignment));
     h.tensors.push_back(std::move(t));

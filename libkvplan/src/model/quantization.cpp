@@ -20,10 +20,15 @@
 // - MLX (mlx-lm, "quantization": {bits, group_size}): packed uint32 + scales and biases in the
 //   model dtype per group; the embedding table and head are quantised too.
 // - hqq: packed W_q + fp16 scale and zero per group.
+#include <algorithm>
+#include <array>
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
+#include "kvplan/gguf.h"
 #include "model/quantization_internal.h"
 
 namespace kvplan::detail {
@@ -286,4 +291,235 @@ u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
   return bytes;
 }
 
+// --weight-dtype presets. The quantization_config presets are the configs the common tools write
+// by default (each goes through read_weight_quantization like a checkpoint's own config):
+// - awq: AutoAWQ's default {"bits": 4, "group_size": 128, "zero_point": true, "version": "gemm"}
+//   (e.g. Qwen/Qwen2.5-7B-Instruct-AWQ config.json);
+// - gptq: {"bits": 4, "group_size": 128, "desc_act": false, "sym": true} (AutoGPTQ / GPTQModel);
+// - nf4: transformers BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"), no double quant;
+// - w8a8: llm-compressor's W8A8 scheme: compressed-tensors int8 per-channel symmetric weights,
+//   dynamic per-token int8 activations, format int-quantized (RedHatAI *-quantized.w8a8 configs);
+// - fp8: {"quant_method": "fp8"} with no weight_block_size: fp8 e4m3 with one fp32 scale per
+//   tensor, what vLLM's --quantization fp8 makes of a 16-bit checkpoint;
+// - mxfp4: gpt-oss's layout, routed experts only (a model without routed experts is refused).
+// GGUF file types are llama.cpp's llama-quantize types, priced per tensor below.
+namespace {
+
+constexpr std::array kPresets = {
+    WeightPresetInfo{"awq", "AutoAWQ GEMM int4, group 128, zero points"},
+    WeightPresetInfo{"gptq", "GPTQ int4, group 128, zero points, g_idx"},
+    WeightPresetInfo{"nf4", "bitsandbytes nf4 (absmax fp32 per 64)"},
+    WeightPresetInfo{"w8a8", "compressed-tensors int8 per-channel weights, dynamic int8 activations"},
+    WeightPresetInfo{"fp8", "fp8 e4m3, one fp32 scale per tensor (vLLM --quantization fp8)"},
+    WeightPresetInfo{"mxfp4", "gpt-oss layout: routed experts in mxfp4"},
+    WeightPresetInfo{"Q4_0", "llama-quantize Q4_0"},     WeightPresetInfo{"Q4_1", "llama-quantize Q4_1"},
+    WeightPresetInfo{"Q5_0", "llama-quantize Q5_0"},     WeightPresetInfo{"Q5_1", "llama-quantize Q5_1"},
+    WeightPresetInfo{"Q8_0", "llama-quantize Q8_0"},     WeightPresetInfo{"Q4_K_S", "llama-quantize Q4_K_S"},
+    WeightPresetInfo{"Q4_K_M", "llama-quantize Q4_K_M"}, WeightPresetInfo{"Q5_K_S", "llama-quantize Q5_K_S"},
+    WeightPresetInfo{"Q5_K_M", "llama-quantize Q5_K_M"}, WeightPresetInfo{"Q6_K", "llama-quantize Q6_K"},
+    WeightPresetInfo{"IQ4_NL", "llama-quantize IQ4_NL"}, WeightPresetInfo{"IQ4_XS", "llama-quantize IQ4_XS"},
+};
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool is_gguf_preset(std::string_view n) { return n.size() > 1 && (n[0] == 'Q' || n[0] == 'I'); }
+
+// llama-quantize's default tensor type per file type (llama_ftype_get_default_type).
+std::string_view gguf_base_type(std::string_view ftype) {
+  if (ftype == "Q4_K_S" || ftype == "Q4_K_M") return "Q4_K";
+  if (ftype == "Q5_K_S" || ftype == "Q5_K_M") return "Q5_K";
+  return ftype;  // Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q6_K IQ4_NL IQ4_XS name their type
+}
+
+}  // namespace
+
+std::span<const WeightPresetInfo> weight_presets() { return kPresets; }
+
+std::string weight_preset_name(std::string_view text) {
+  for (const auto& p : kPresets)
+    if (same_name(p.name, text)) return std::string(p.name);
+  return {};
+}
+
+WeightQuantization weight_preset(std::string_view text, const ModelSpec& m) {
+  const std::string n = weight_preset_name(text);
+  if (is_gguf_preset(n)) {
+    WeightQuantization wq;
+    wq.method = "gguf";  // a llama.cpp file type: `describe` names it, gguf_preset_tensor_bytes prices it
+    wq.describe = n;
+    return wq;
+  }
+  json q;
+  if (n == "awq") {
+    q = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}, {"version", "gemm"}};
+  } else if (n == "gptq") {
+    q = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}, {"desc_act", false}, {"sym", true}};
+  } else if (n == "nf4") {
+    q = {{"quant_method", "bitsandbytes"}, {"load_in_4bit", true}, {"bnb_4bit_quant_type", "nf4"},
+         {"bnb_4bit_use_double_quant", false}};
+  } else if (n == "w8a8") {
+    q = {{"quant_method", "compressed-tensors"}, {"format", "int-quantized"},
+         {"config_groups",
+          {{"group_0",
+            {{"targets", {"Linear"}},
+             {"weights", {{"num_bits", 8}, {"type", "int"}, {"strategy", "channel"}, {"symmetric", true}, {"dynamic", false}}},
+             {"input_activations",
+              {{"num_bits", 8}, {"type", "int"}, {"strategy", "token"}, {"symmetric", true}, {"dynamic", true}}}}}}},
+         {"ignore", {"lm_head"}}};
+  } else if (n == "fp8") {
+    q = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}};
+  } else if (n == "mxfp4") {
+    const bool experts = std::any_of(m.params.tensors.begin(), m.params.tensors.end(),
+                                     [](const WeightTensor& t) { return t.component == WeightComponent::moe_routed; });
+    if (!experts)
+      throw InputError::value("--weight-dtype", text,
+                              "a model with routed experts for the mxfp4 preset (gpt-oss's layout quantises routed "
+                              "experts only); for every matrix in mxfp4-like 4 bits use Q4_0 or nvfp4");
+    q = {{"quant_method", "mxfp4"}};
+  } else {
+    throw InputError::value("--weight-dtype", text, "a preset name");
+  }
+  ModelSpec scratch;
+  scratch.dtype = serving_dtype(m);  // what the unquantised tensors and model-dtype scales are saved in
+  const ConfigView c(json{{"model_type", m.model_type}, {"torch_dtype", std::string(name(scratch.dtype))}},
+                     "--weight-dtype " + n);
+  read_weight_quantization(c, q, "/quantization_config", false, scratch);
+  WeightQuantization wq = std::move(*scratch.quantization);
+  if (n == "fp8") wq.describe = "fp8 e4m3 per-tensor";
+  if (n == "nf4") wq.describe = "bitsandbytes nf4";
+  if (n == "w8a8") wq.describe = "w8a8 int8 per-channel";
+  return wq;
+}
+
+// GGUF file types: llama-quantize's per-tensor type choice, from llama.cpp src/llama-quant.cpp
+// (llama_tensor_get_type_impl, tensor_type_fallback, llama_ftype_get_default_type; read at commit
+// 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714), without an importance matrix, --pure or overrides:
+// - output.weight (the head, or a tied embedding table): Q6_K, or Q8_0 for Q8_0 files and when the
+//   row is not a whole number of the base type's blocks;
+// - token_embd.weight (untied): the base type;
+// - attn_v / attn_qkv / attn_kv_b, the i-th of n: IQ4_NL/IQ4_XS with n_head/n_head_kv >= 4 -> Q5_K;
+//   Q4_K_M/Q5_K_M when use_more_bits(i, n) -> Q6_K; Q4_K_S for i < 4 -> Q5_K; 80-layer models
+//   (llama.cpp's LLM_TYPE_70B for llama/qwen2) Q4_K -> Q5_K; 8-expert models -> Q8_0;
+// - attn_k: 8-expert models -> Q8_0;
+// - ffn_down of layer i of n: Q4_K_M and Q5_K_M when use_more_bits(i, n) -> Q6_K; IQ4_NL/IQ4_XS
+//   and Q4_K_S for i < n/8 -> Q5_K;
+// - attn_output: 8-expert models with Q4_K_S/Q4_K_M/IQ4_NL/IQ4_XS -> Q5_K;
+// - then a row that is not a whole number of blocks falls back (Q4_K -> Q5_0, Q5_K -> Q5_1,
+//   Q6_K -> Q8_0, IQ4_XS -> IQ4_NL), and to F16 if still not whole.
+// use_more_bits(i, n) = i < n/8 || i >= 7n/8 || (i - n/8) % 3 == 2. Not modelled: Falcon's own rule,
+// MiniMax/RWKV small tensors llama.cpp leaves unquantised. Norms, biases and routers are F32 in
+// GGUF files (convert_hf_to_gguf); weights.cpp prices those.
+namespace {
+
+enum class GgufCat { token_embd, output, attn_v, attn_k, attn_q, attn_output, ffn_down, other };
+
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+GgufCat gguf_category(const WeightTensor& t) {
+  if (t.kind == WeightKind::embedding) return t.tied_head ? GgufCat::output : GgufCat::token_embd;
+  if (t.component == WeightComponent::lm_head) return GgufCat::output;
+  const std::string& n = t.name;
+  if (t.component == WeightComponent::attention) {
+    if (has(n, "v_proj") || has(n, "qkv_proj") || has(n, "query_key_value") || has(n, "kv_b_proj") || has(n, "Wqkv"))
+      return GgufCat::attn_v;
+    if (has(n, ".k_proj")) return GgufCat::attn_k;
+    if (has(n, ".q_proj")) return GgufCat::attn_q;
+    if (has(n, "o_proj") || has(n, "out_proj") || has(n, ".dense.")) return GgufCat::attn_output;
+  }
+  const bool ffn = t.component == WeightComponent::mlp_dense || t.component == WeightComponent::moe_routed ||
+                   t.component == WeightComponent::moe_shared;
+  if (ffn && (has(n, "down_proj") || has(n, ".w2.") || has(n, "fc2") || has(n, "dense_4h_to_h") || has(n, "c_proj")))
+    return GgufCat::ffn_down;
+  return GgufCat::other;
+}
+
+bool use_more_bits(u64 i, u64 n) { return i < n / 8 || i >= 7 * n / 8 || (i >= n / 8 && (i - n / 8) % 3 == 2); }
+
+std::string_view gguf_type_for(std::string_view ft, GgufCat cat, u64 i, u64 n, const GgufQuantContext& ctx) {
+  const std::string_view base = gguf_base_type(ft);
+  const bool km = ft == "Q4_K_M" || ft == "Q5_K_M";
+  const bool iq4 = ft == "IQ4_NL" || ft == "IQ4_XS";
+  switch (cat) {
+    case GgufCat::output: return base == "Q8_0" ? "Q8_0" : "Q6_K";  // the block check is the caller's
+    case GgufCat::token_embd: return base;
+    case GgufCat::attn_v: {
+      std::string_view t = base;
+      if (iq4 && ctx.n_gqa >= 4) t = "Q5_K";
+      else if (km && use_more_bits(i, n)) t = "Q6_K";
+      else if (ft == "Q4_K_S" && i < 4) t = "Q5_K";
+      if (ctx.n_layer == 80 && t == "Q4_K") t = "Q5_K";
+      if (ctx.n_expert == 8) t = "Q8_0";
+      return t;
+    }
+    case GgufCat::attn_k: return ctx.n_expert == 8 ? "Q8_0" : base;
+    case GgufCat::ffn_down:
+      if (ft == "Q4_K_M") return use_more_bits(i, n) ? "Q6_K" : base;
+      if (i < n / 8 && iq4) return "Q5_K";
+      if (ft == "Q5_K_M" && use_more_bits(i, n)) return "Q6_K";
+      if (ft == "Q4_K_S" && i < n / 8) return "Q5_K";
+      return base;
+    case GgufCat::attn_output:
+      if (ctx.n_expert == 8 && (ft == "Q4_K_S" || ft == "Q4_K_M" || iq4)) return "Q5_K";
+      return base;
+    case GgufCat::attn_q:
+    case GgufCat::other: return base;
+  }
+  return base;
+}
+
+// tensor_type_fallback: a row of `cols` values must be whole blocks.
+const GgmlType& gguf_fit(std::string_view type, u64 cols, bool output) {
+  const GgmlType* t = ggml_type(type);
+  if (cols % t->block_values == 0) return *t;
+  std::string_view f = "F16";
+  if (output) f = "Q8_0";
+  else if (type == "Q4_K") f = "Q5_0";
+  else if (type == "Q5_K") f = "Q5_1";
+  else if (type == "Q6_K") f = "Q8_0";
+  else if (type == "IQ4_XS") f = "IQ4_NL";
+  const GgmlType* ft = ggml_type(f);
+  return cols % ft->block_values == 0 ? *ft : *ggml_type("F16");
+}
+
+}  // namespace
+
+bool gguf_attn_v_like(const WeightTensor& t) { return gguf_category(t) == GgufCat::attn_v; }
+
+u64 gguf_preset_tensor_bytes(const WeightQuantization& q, const WeightTensor& t, GgufQuantContext& ctx,
+                             std::set<std::string>& types) {
+  const GgufCat cat = gguf_category(t);
+  const std::string_view ft = q.describe;
+  auto copies_bytes = [&](std::string_view type, u64 copies) {
+    const GgmlType& g = gguf_fit(type, t.cols, cat == GgufCat::output);
+    types.insert(std::string(g.name));
+    return checked_mul(checked_mul(t.rows, ggml_row_bytes(g, t.cols), "weight bytes"), copies, "weight bytes");
+  };
+  u64 all = 0;
+  if (cat == GgufCat::attn_v) {
+    for (u64 k = 0; k < t.count; ++k, ++ctx.i_attention_wv)
+      all = checked_add(all, copies_bytes(gguf_type_for(ft, cat, ctx.i_attention_wv, ctx.n_attention_wv, ctx), 1),
+                        "weight bytes");
+  } else if (cat == GgufCat::ffn_down && ctx.n_layer > 0) {
+    // Copies per layer: routed experts n_expert, otherwise one. A group on fewer layers than the
+    // model is taken as the first layers when dense (DeepSeek's first_k_dense_replace) and the
+    // last when MoE.
+    const u64 per_layer = t.component == WeightComponent::moe_routed && ctx.n_expert ? ctx.n_expert : 1;
+    const u64 layers = std::max<u64>(1, t.count / per_layer);
+    const u64 first = t.component == WeightComponent::mlp_dense || layers >= ctx.n_layer ? 0 : ctx.n_layer - layers;
+    for (u64 l = 0; l < layers; ++l)
+      all = checked_add(all, copies_bytes(gguf_type_for(ft, cat, (first + l) % ctx.n_layer, ctx.n_layer, ctx), per_layer),
+                        "weight bytes");
+    if (const u64 rest = t.count - layers * per_layer)
+      all = checked_add(all, copies_bytes(gguf_base_type(ft), rest), "weight bytes");
+  } else {
+    all = copies_bytes(gguf_type_for(ft, cat, 0, 0, ctx), t.count);
+  }
+  return all;
+}
+
 }  // namespace kvplan::detail
+

@@ -225,7 +225,8 @@ ResolvedModel from_ollama(std::string_view spec, std::vector<std::string>& looke
                            "none", "");
 }
 
-// "Llama-3.1-8B-Instruct" -> family "llama", size "8b".
+// "Llama-3.1-8B-Instruct" -> family "llama", size "8b". A vision-language model is its own family
+// ("Qwen3-VL-8B-Instruct" -> "qwen-vl"), so a text model's id suggests text models first.
 struct NameParts {
   std::string org, family, size;
 };
@@ -238,6 +239,11 @@ NameParts name_parts(std::string_view id) {
   }
   std::size_t i = 0;
   while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) p.family += s[i++];
+  for (std::size_t k = s.find("-vl"); k != std::string::npos; k = s.find("-vl", k + 1))
+    if (k + 3 == s.size() || !std::isalpha(static_cast<unsigned char>(s[k + 3]))) {
+      p.family += "-vl";
+      break;
+    }
   // The first "<digits>[.<digits>]b" that is not preceded by a letter (so "a3b" is not a size).
   for (std::size_t k = 0; k < s.size(); ++k) {
     if (!std::isdigit(static_cast<unsigned char>(s[k])) || (k > 0 && (std::isalnum(static_cast<unsigned char>(s[k - 1])) || s[k - 1] == '.')))

@@ -2,9 +2,12 @@
 #include "kvplan/weights.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <variant>
 
 #include "kvplan/checked.h"
+#include "kvplan/error.h"
 #include "model/quantization_internal.h"
 
 namespace kvplan {
@@ -47,13 +50,45 @@ std::string dims(const WeightQuantization& q) {
   return std::to_string(q.block_rows) + "x" + std::to_string(q.block_cols);
 }
 
-WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype);
+WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype,
+                              const WeightQuantization* preset);
 
 }  // namespace
 
-WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype) {
-  WeightBytes w = rule_weight_bytes(m, override_dtype);
-  if (override_dtype || !m.checkpoint_weights) return w;
+WeightFormat parse_weight_format(std::string_view text, std::string_view what) {
+  if (std::string p = detail::weight_preset_name(text); !p.empty()) {
+    WeightFormat f;
+    f.preset = p;
+    if (p == "fp8") f.dtype = Dtype::fp8_e4m3;
+    else if (p == "w8a8") f.dtype = Dtype::int8;
+    else if (p == "mxfp4") f.dtype = Dtype::mxfp4;
+    return f;
+  }
+  try {
+    return WeightFormat(parse_dtype(text, what));
+  } catch (const InputError&) {
+    std::string names;
+    for (const auto& p : detail::weight_presets()) names += (names.empty() ? "" : " ") + std::string(p.name);
+    std::string dtypes;
+    for (const auto& d : all_dtypes()) dtypes += " " + std::string(d.name);
+    throw InputError::value(what, text, "a preset (" + names + ") or a dtype (" + dtypes.substr(1) + ")");
+  }
+}
+
+std::vector<std::string> weight_preset_names() {
+  std::vector<std::string> out;
+  for (const auto& p : detail::weight_presets()) out.emplace_back(p.name);
+  return out;
+}
+
+WeightBytes weight_bytes(const ModelSpec& m, std::optional<WeightFormat> override_format) {
+  std::optional<WeightQuantization> preset;
+  std::optional<Dtype> override_dtype;
+  if (override_format && !override_format->preset.empty()) preset = detail::weight_preset(override_format->preset, m);
+  else if (override_format) override_dtype = override_format->dtype;
+  WeightBytes w = rule_weight_bytes(m, override_dtype, preset ? &*preset : nullptr);
+  if (preset) w.scheme += " (preset --weight-dtype " + override_format->preset + ")";
+  if (override_format || !m.checkpoint_weights) return w;
   const CheckpointWeights& cw = *m.checkpoint_weights;
   // The rule's active share, applied to the exact total (the headers say what is stored, not
   // what one token reads).
@@ -80,17 +115,60 @@ WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype
 
 namespace {
 
-WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype) {
+// llama-quantize's model facts for a GGUF preset (GgufQuantContext).
+detail::GgufQuantContext gguf_context(const ModelSpec& m) {
+  detail::GgufQuantContext ctx;
+  ctx.n_layer = m.num_layers();
+  ctx.n_expert = m.dims.num_experts;
+  for (const auto& l : m.layers) {
+    const std::uint64_t kv = std::visit(
+        [](const auto& c) -> std::uint64_t {
+          if constexpr (requires { c.kv_heads; }) return c.kv_heads;
+          else return 0;
+        },
+        l.cache);
+    if (kv > 0) {
+      ctx.n_gqa = m.dims.num_attention_heads / kv;
+      break;
+    }
+  }
+  for (const auto& t : m.params.tensors)
+    if (!t.mtp && detail::gguf_attn_v_like(t)) ctx.n_attention_wv = checked_add(ctx.n_attention_wv, t.count, "tensor count");
+  return ctx;
+}
+
+WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype,
+                              const WeightQuantization* preset) {
   WeightBytes w;
-  const Dtype base = (m.quantization && m.quantization->unquantised_dtype) ? *m.quantization->unquantised_dtype : m.dtype;
+  // A preset keeps its unquantised tensors in the dtype the model is served in (a float32 config
+  // is quantised from and saved in bf16).
+  const Dtype base = preset ? serving_dtype(m)
+                     : (m.quantization && m.quantization->unquantised_dtype) ? *m.quantization->unquantised_dtype
+                                                                             : m.dtype;
   const WeightQuantization* q =
-      (!override_dtype && m.quantization && (m.quantization->dtype || m.quantization->bits)) ? &*m.quantization : nullptr;
+      preset ? preset
+             : (!override_dtype && m.quantization && (m.quantization->dtype || m.quantization->bits)) ? &*m.quantization
+                                                                                                       : nullptr;
+  const bool gguf = q && q->method == "gguf";
+  detail::GgufQuantContext ctx;
+  if (gguf) ctx = gguf_context(m);
+  std::set<std::string> gguf_types;
   bool any_quantised = false;
 
   for (const auto& t : m.params.tensors) {
     u64 one = 0;  // bytes of one copy
+    u64 all_gguf = 0;
     Dtype row_dtype = base;
-    if (t.kind == WeightKind::vector) {
+    if (gguf && (t.kind == WeightKind::vector || t.component == WeightComponent::moe_router)) {
+      // GGUF files keep norms, biases, conv kernels and routers in F32 (convert_hf_to_gguf).
+      row_dtype = Dtype::fp32;
+      one = plain_bytes(Dtype::fp32, t);
+      gguf_types.insert("F32");
+    } else if (gguf) {
+      any_quantised = true;
+      all_gguf = detail::gguf_preset_tensor_bytes(*q, t, ctx, gguf_types);
+      one = t.count ? all_gguf / t.count : 0;
+    } else if (t.kind == WeightKind::vector) {
       one = plain_bytes(base, t);
     } else if (override_dtype) {
       row_dtype = *override_dtype;
@@ -102,7 +180,7 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
     } else {
       one = plain_bytes(base, t);
     }
-    const u64 all = checked_mul(one, t.count, "weight bytes");
+    const u64 all = all_gguf ? all_gguf : checked_mul(one, t.count, "weight bytes");
     if (t.mtp) {
       w.mtp = checked_add(w.mtp, all, "weight bytes");
       continue;
@@ -112,7 +190,8 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
     // Per token at batch 1: a lookup table gives one row (unless it is also the output head),
     // routed experts only their top-k copies, everything else is read whole.
     u64 read = 0;
-    if (t.kind == WeightKind::embedding && !t.tied_head) read = checked_mul(row_bytes(row_dtype, t.cols), t.active_count, "weight bytes");
+    if (t.kind == WeightKind::embedding && !t.tied_head)
+      read = checked_mul(gguf ? ceil_div(one, t.rows) : row_bytes(row_dtype, t.cols), t.active_count, "weight bytes");
     else read = checked_mul(one, t.active_count, "weight bytes");
     w.active = checked_add(w.active, read, "weight bytes");
   }
@@ -122,6 +201,10 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
   if (override_dtype) {
     w.scheme = *override_dtype == base ? base_name
                                        : std::string(name(*override_dtype)) + " (norms and biases " + base_name + ")";
+  } else if (gguf) {
+    std::string types;
+    for (const auto& g : gguf_types) types += (types.empty() ? "" : " + ") + g;
+    w.scheme = q->describe + " (llama-quantize per-tensor types: " + types + ")";
   } else if (q && any_quantised && !q->describe.empty()) {
     w.scheme = q->describe + " + " + base_name;
   } else if (q && any_quantised) {

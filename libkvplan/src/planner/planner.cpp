@@ -345,7 +345,7 @@ double prefill_flops(const ModelSpec& m, std::uint64_t from, std::uint64_t to) {
 
 bool weights_are_fp8(const ModelSpec& m, const PlanInput& in) {
   auto is_fp8 = [](Dtype d) { return d == Dtype::fp8_e4m3 || d == Dtype::fp8_e5m2; };
-  if (in.weight_dtype) return is_fp8(*in.weight_dtype);
+  if (in.weight_dtype) return in.weight_dtype->dtype && is_fp8(*in.weight_dtype->dtype);
   return m.quantization && m.quantization->dtype && is_fp8(*m.quantization->dtype);
 }
 
@@ -694,7 +694,7 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
 }
 
 CompareRow compare_row(const ModelSpec& m, std::uint64_t tokens, std::optional<Dtype> kv_dtype,
-                       std::optional<Dtype> weight_dtype) {
+                       std::optional<WeightFormat> weight_dtype) {
   if (tokens == 0) throw InputError::value("tokens (--tokens)", "0", "a positive token count");
   Workload wl;
   wl.tokens = tokens;
