@@ -112,8 +112,9 @@ struct Plan {
 struct EnginePreset {
   std::uint64_t block_tokens = 1;
   double utilization = 0.9;
-  // KV cache dtypes the engine offers (vLLM: its --kv-cache-dtype choices, which
-  // engines/engine_vllm.cpp parses; tests/test_planner.cpp checks the two agree); empty: any.
+  // KV cache dtypes the engine offers (vLLM: its --kv-cache-dtype choices as
+  // engines/engine_vllm.cpp parses them; the planner cannot call the engines layer, so the list
+  // is written here too and must be kept in step); empty: any.
   std::vector<Dtype> kv_dtypes;
 };
 EnginePreset engine_preset(std::string_view engine);
