@@ -74,6 +74,7 @@ PlanInput plan_input(const pyb::dict& o) {
   in.weight_bytes = opt_bytes_arg(get("weights"), "weights");
   in.utilization = get("utilization").is_none() ? preset.utilization : float_arg(get("utilization"), "utilization");
   in.block_tokens = get("block_tokens").is_none() ? preset.block_tokens : count_arg(get("block_tokens"), "block_tokens", 1);
+  in.kv_dtypes = preset.kv_dtypes;
   in.reserved.override_bytes = opt_bytes_arg(get("reserved"), "reserved");
   if (!get("runtime_overhead").is_none()) in.reserved.runtime_bytes = bytes_arg(get("runtime_overhead"), "runtime_overhead");
   if (!get("prefill_chunk").is_none())
@@ -176,6 +177,9 @@ void bind_planner(pyb::module_& m) {
     pyb::dict d;
     d["contexts"] = vector_to_array(std::move(r.contexts), {nc});
     d["concurrency"] = vector_to_array(std::move(r.concurrency), {nq});
+    std::vector<std::uint64_t> memory(r.cache_bytes.size());
+    for (std::size_t k = 0; k < memory.size(); ++k) memory[k] = r.memory_bytes(k);
+    d["memory_bytes"] = vector_to_array(std::move(memory), {nc, nq});
     d["cache_bytes"] = vector_to_array(std::move(r.cache_bytes), {nc, nq});
     d["fits"] = vector_to_array(std::move(r.fits), {nc, nq}, pyb::dtype("bool"));
     d["decode_step_seconds"] = vector_to_array(std::move(r.decode_step_seconds), {nc, nq});

@@ -102,6 +102,7 @@ struct PlanOptions {
     if (!weights.empty()) in.weight_bytes = parse_bytes(weights, "--weights");
     in.utilization = utilization.value_or(preset.utilization);
     in.block_tokens = block_tokens.value_or(preset.block_tokens);
+    in.kv_dtypes = preset.kv_dtypes;
     if (!reserved.empty()) in.reserved.override_bytes = parse_bytes(reserved, "--reserved");
     if (!runtime_overhead.empty()) in.reserved.runtime_bytes = parse_bytes(runtime_overhead, "--runtime-overhead");
     if (!prefill_chunk.empty()) in.reserved.prefill_chunk_tokens = parse_tokens(prefill_chunk, "--prefill-chunk");

@@ -503,3 +503,74 @@ BOOST_AUTO_TEST_CASE(plan_json_has_the_interface_keys) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// Issue 15: one serving default for every verb. gpt2's config names float32: it is served in bf16
+// (vLLM/SGLang/TensorRT-LLM --dtype auto) by size, plan and the engines alike, reported as an
+// assumption; --assume dtype=fp32 keeps float32.
+BOOST_AUTO_TEST_CASE(fp32_config_is_served_in_bf16_everywhere) {
+  const ModelSpec m = load_model("openai-community/gpt2");
+  BOOST_TEST(name(m.dtype) == "bf16");
+  BOOST_TEST(name(serving_dtype(m)) == "bf16");
+  bool reported = false;
+  for (const auto& a : m.assumptions) reported |= a.find("served in bf16") != std::string::npos;
+  BOOST_TEST(reported);
+  // 12 layers x 2 (K, V) x 768 x 2 B = 36,864 B per token.
+  Workload w;
+  BOOST_TEST(cache_size(m, w).bytes_per_token == 12u * 2 * 768 * 2);
+  BOOST_TEST(name(plan(m, h100(4096, 1)).dtypes.k) == "bf16");
+  LoadOptions fp32;
+  fp32.assume = {"dtype=fp32"};
+  const ModelSpec f = load_model_from_json(R"({"model_type": "gpt2", "n_layer": 12, "n_head": 12, "n_embd": 768,
+    "vocab_size": 50257, "n_positions": 1024, "torch_dtype": "float32"})", "gpt2.json", fp32);
+  BOOST_TEST(name(f.dtype) == "fp32");
+  BOOST_TEST(cache_size(f, w).bytes_per_token == 12u * 2 * 768 * 4);
+}
+
+// Issue 15: `plan --engine vllm` advises only dtypes vLLM's --kv-cache-dtype has (no q8_0, q4_0).
+BOOST_AUTO_TEST_CASE(vllm_advice_uses_only_vllm_kv_dtypes) {
+  const auto& m = model("meta-llama/Llama-3.1-8B");
+  const EnginePreset v = engine_preset("vllm");
+  const auto ladder = kv_dtype_ladder(m, v.kv_dtypes);
+  BOOST_REQUIRE(ladder.size() == 2u);
+  BOOST_TEST(name(ladder[0]) == "bf16");
+  BOOST_TEST(name(ladder[1]) == "fp8_e4m3");
+  // 200 x 4,096 tokens: without an engine q8_0 is advised (cheapest_kv_dtype_that_fits); for vLLM
+  // fp8 (65,536 B/token: 53.7 GB <= 61.0 GB).
+  PlanInput in = llama8b_simple(4096, 200);
+  in.kv_dtypes = v.kv_dtypes;
+  const Plan p = plan(m, in);
+  BOOST_REQUIRE(p.kv_dtype_to_fit.has_value());
+  BOOST_TEST(name(*p.kv_dtype_to_fit) == "fp8_e4m3");
+  // 230 sequences: q4_0 would fit, but vLLM has no q4_0 and fp8 (61.7 GB) does not: no advice.
+  in.concurrency = 230;
+  BOOST_TEST(!plan(m, in).kv_dtype_to_fit.has_value());
+}
+
+// Issue 15: the min-GPU layout takes tensor parallelism within a node before pipeline stages.
+BOOST_AUTO_TEST_CASE(min_gpus_prefers_tensor_parallel_within_a_node) {
+  // Qwen3-8B (32 query heads) on RTX 4090s, 8 x 32k sequences: more than one card's worth, and
+  // every count up to 8 that divides 32 can be pure TP.
+  const auto& q = model("Qwen/Qwen3-8B");
+  PlanInput in = h100(32768, 8);
+  in.gpu = find_accelerator("RTX4090");
+  const Plan p = plan(q, in);
+  BOOST_TEST(p.min_gpus > 1u);
+  BOOST_TEST(p.min_gpus_pp == 1u, "tp " << p.min_gpus_tp << " pp " << p.min_gpus_pp);
+  BOOST_TEST(p.min_gpus_tp == p.min_gpus);
+  // DeepSeek-V3 on H200s, the issue's `plan --gpus 8 --engine vllm`: no tp 1 x pp N layout while a
+  // wider TP degree divides the count (128 heads: 2, 4, 8).
+  const auto& d = model("deepseek-ai/DeepSeek-V3");
+  PlanInput dv = h100(4096, 1);
+  dv.gpu = find_accelerator("H200");
+  dv.gpus = 8;
+  const EnginePreset v = engine_preset("vllm");
+  dv.block_tokens = v.block_tokens;
+  dv.kv_dtypes = v.kv_dtypes;
+  const Plan pd = plan(d, dv);
+  BOOST_REQUIRE(pd.min_gpus > 0u);
+  std::uint64_t widest = 1;
+  for (std::uint64_t t : {2u, 4u, 8u})
+    if (pd.min_gpus % t == 0) widest = t;
+  BOOST_TEST(pd.min_gpus_tp == widest, "min " << pd.min_gpus << ": tp " << pd.min_gpus_tp << " pp " << pd.min_gpus_pp);
+  if (pd.kv_dtype_to_fit) BOOST_TEST(name(*pd.kv_dtype_to_fit) != "q8_0");
+}

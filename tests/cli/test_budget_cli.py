@@ -196,7 +196,7 @@ for e in index:
         check(f"{e['file']} calibrated", rc == want_rc and j["calibrated"] and lo <= e["tokens"] <= hi
               and failing in ([], ["modelled"]), (rc, failing, lo, hi, e["tokens"], err))
         if "max_concurrency" in e:
-            clo, chi = round(j["max_concurrency"], 2), round(j["favourable"]["max_concurrency"], 2)
+            clo, chi = round(j["max_concurrency_ratio"], 2), round(j["favourable"]["max_concurrency_ratio"], 2)
             check(f"{e['file']} concurrency", clo <= e["max_concurrency"] <= chi, (clo, chi, e["max_concurrency"]))
     else:
         check(f"{e['file']} calibrated fails", rc == 1 and j["verdict"] == "FAIL", (rc, out[:300], err))

@@ -127,7 +127,8 @@ with tempfile.TemporaryDirectory() as d:
         f.write("name: chat-8b\nengine: vllm\nmodel: meta-llama/Llama-3.1-8B\ngpu: H100\ngpus: 1\n"
                 "args:\n  --max-model-len: 32768\n  --kv-cache-memory-bytes: 10G\nrequire:\n  concurrency: 3\n")
     rc, out, err = run("--file", y, "--format", "json")
-    check("yaml file fails concurrency 3 (2.50x)", rc == 1 and json.loads(out)["max_concurrency"] == 2.5, (rc, out[:200], err))
+    check("yaml file fails concurrency 3 (2.50x)", rc == 1 and json.loads(out)["max_concurrency_ratio"] == 2.5
+          and json.loads(out)["max_concurrency"] == 2, (rc, out[:200], err))
     bad = os.path.join(d, "bad.yaml")
     with open(bad, "w") as f:
         f.write("engine: vllm\nargs: [--max-model-len, 4096\n")

@@ -81,9 +81,61 @@ plan = validate("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weights",
 check("crossover_tokens is an integer", isinstance(plan["crossover_tokens"], int), plan["crossover_tokens"])
 check("reason is null when it fits", plan["fits"] and plan["reason"] is None, plan.get("reason"))
 
-# Every verb whose schema exists was exercised (measure needs the runtime; check and simulate have their own tests).
+
+
+def validate_doc(verb, name, args, want_rc=(0, 1, 3)):
+    """A verb whose JSON is asked another way (check --format json): same checks as validate()."""
+    rc, out, err = run(verb, *args)
+    if rc not in want_rc:
+        check(f"{name} ran", False, f"rc={rc} {err}")
+        return None
+    doc = json.loads(out)
+    check(f"{name} schema id", doc.get("schema") == f"kvplan.{verb}/1", doc.get("schema"))
+    errors = sorted(schemas[verb].iter_errors(doc), key=lambda e: list(e.path))
+    check(f"{name} valid", not errors, "; ".join(f"{'/'.join(map(str, e.path))}: {e.message[:200]}" for e in errors[:3]))
+    validated[verb] = validated.get(verb, 0) + 1
+    return doc
+
+
+# check: all four engines, deployment files (one and several deployments), an error outcome.
+DEPLOY = os.path.join(SRC, "tests", "data", "deployments")
+L8 = "meta-llama/Llama-3.1-8B"
+for name, args in [
+    ("check vllm", ["--gpu", "H100", "--require-concurrency", "8", "--", "vllm", "serve", L8, "--max-model-len", "32768"]),
+    ("check vllm fail", ["--gpu", "H100", "--require-concurrency", "100", "--", "vllm", "serve", L8, "--max-model-len", "32768"]),
+    ("check sglang", ["--gpu", "H100", "--", "python", "-m", "sglang.launch_server", "--model-path", L8, "--context-length", "32768"]),
+    ("check llama.cpp", ["--gpu", "RTX4090", "--model", L8, "--", "llama-server", "-m", "x.gguf", "-c", "16384", "-np", "2"]),
+    ("check trtllm", ["--gpu", "H100", "--", "trtllm-serve", L8, "--max_seq_len", "32768"]),
+    ("check deepseek-v3-h200.yaml", [os.path.join(DEPLOY, "deepseek-v3-h200.yaml")]),
+    ("check compose-vllm.yaml", [os.path.join(DEPLOY, "compose-vllm.yaml"), "--gpu", "H100"]),
+    ("check affinity-two-products.yaml", [os.path.join(DEPLOY, "affinity-two-products.yaml"), "--gpu", "H100"]),
+    ("check job-trtllm.yaml", [os.path.join(DEPLOY, "job-trtllm.yaml"), "--gpu", "H100"]),
+    ("check llamacpp-deployment.yaml", [os.path.join(DEPLOY, "llamacpp-deployment.yaml"), "--gpu", "RTX4090", "--model", L8]),
+]:
+    doc = validate_doc("check", name, ["--format", "json", *args])
+    for r in (doc or {}).get("results", [doc] if doc else []):
+        if "max_concurrency" in r:  # same type as plan's: whole sequences
+            check(f"{name} max_concurrency is an integer", isinstance(r["max_concurrency"], int), r["max_concurrency"])
+            check(f"{name} reason null or text", r["reason"] is None or isinstance(r["reason"], str) and r["reason"] != "",
+                  r["reason"])
+err_doc = validate_doc("check", "check error", ["--gpu", "H900", "--format", "json", "--", "vllm", "serve", L8], want_rc=(2,))
+check("check error outcome", err_doc is not None and err_doc.get("exit_code") == 2 and "H900" in err_doc.get("error", ""),
+      err_doc)
+
+# simulate: a workload and a trace (the launch-command form).
+validate_doc("simulate", "simulate workload", [L8, "--gpu", "H100", "--max-model-len", "4096", "--workload",
+                                               "rate=5 requests=50 prompt=uniform:100:1000 output=fixed:20 seed=1", "--json"])
+trace = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"kvplan_schema_trace_{os.getpid()}.jsonl")
+with open(trace, "w") as f:
+    for i in range(20):
+        f.write(json.dumps({"arrival_s": i * 0.1, "prompt_tokens": 500, "output_tokens": 20}) + "\n")
+validate_doc("simulate", "simulate trace", ["--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", L8,
+                                            "--max-model-len", "4096"])
+os.remove(trace)
+
+# Every verb whose schema exists was exercised (measure needs the runtime).
 for verb in schemas:
-    if verb not in ("measure", "check", "simulate"):
+    if verb != "measure":
         check(f"{verb} exercised", validated.get(verb, 0) > 0)
 
 # One version: VERSION, the CLI, the web packages and the Python package metadata agree.

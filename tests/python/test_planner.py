@@ -115,7 +115,7 @@ def test_sweep_rejects_bad_axes():
         kvplan.sweep(LLAMA8B, np.array([-1, 2]), [1])
     with pytest.raises(kvplan.KvplanError, match="concurrency"):
         kvplan.sweep(LLAMA8B, [1], [])
-    with pytest.raises(kvplan.KvplanError, match="planner option"):
+    with pytest.raises(TypeError, match="kv_dtpye"):  # a real signature, like plan()'s
         kvplan.sweep(LLAMA8B, [1], [1], kv_dtpye="fp8")
 
 
@@ -144,3 +144,19 @@ def test_compare_and_weights():
     assert kvplan.plan(LLAMA8B, "H100", weight_dtype="q4_k_m").per_gpu.weights_bytes == 4912898048
     with pytest.raises(kvplan.KvplanError, match="awq gptq nf4"):
         kvplan.weight_bytes(LLAMA8B, "awq3")
+
+
+def test_sweep_frame_has_the_cli_csv_columns():
+    # The CLI's `kvplan sweep --csv` header: context,concurrency,cache_bytes,memory_bytes,fits,decode_step_seconds.
+    s = kvplan.sweep(LLAMA8B, [1024, 8192], [1, 4], kv_dtype="bf16")
+    df = s.to_dataframe()
+    assert list(df.columns) == ["context", "concurrency", "cache_bytes", "memory_bytes", "fits", "decode_step_seconds"]
+    assert (df["memory_bytes"] == s.weights_bytes + s.reserved_bytes + df["cache_bytes"]).all()
+    assert s.memory_bytes.shape == s.cache_bytes.shape
+
+
+def test_sweep_has_plans_keywords():
+    import inspect
+    plan_kw = set(inspect.signature(kvplan.plan).parameters) - {"model", "context", "concurrency"}
+    sweep_kw = set(inspect.signature(kvplan.sweep).parameters) - {"model", "contexts", "concurrency"}
+    assert plan_kw == sweep_kw

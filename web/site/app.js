@@ -378,7 +378,7 @@ const RENDER = {
       ['KV budget per GPU', num('per_gpu.kv_budget_bytes', c.per_gpu.kv_budget_bytes, 'human')],
       ['KV cache tokens', num('kv_cache_tokens', c.kv_cache_tokens)],
       ['context', num('context', c.context)],
-      ['max concurrency', num('max_concurrency', c.max_concurrency, 'x')],
+      ['max concurrency', num('max_concurrency_ratio', c.max_concurrency_ratio, 'x')],
       ['longest context that fits', num('max_fitting_context', c.max_fitting_context)],
     ]);
     document.getElementById('check-report').textContent = r.text;

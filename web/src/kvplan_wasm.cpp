@@ -221,6 +221,7 @@ PlanInput plan_input(const json& a) {
   if (const std::string s = string_field(a, "weights"); !s.empty()) in.weight_bytes = parse_bytes(s, "--weights");
   in.utilization = number_field(a, "utilization", "--utilization").value_or(preset.utilization);
   in.block_tokens = count_field(a, "block_tokens", "--block-tokens").value_or(preset.block_tokens);
+  in.kv_dtypes = preset.kv_dtypes;
   in.shared_prefix_tokens = tokens_field(a, "shared_prefix", "--shared-prefix").value_or(0);
   in.context = tokens_field(a, "context", "--context").value_or(4096);
   in.concurrency = tokens_field(a, "concurrency", "--concurrency").value_or(1);

@@ -59,6 +59,7 @@ class Sweep:
     Arrays are indexed [context, concurrency]:
       contexts (n,), concurrency (m,)       the axes (uint64)
       cache_bytes (n, m)                    cache per GPU, busiest stage (kv + state), uint64
+      memory_bytes (n, m)                   weights + reserved + cache per GPU, uint64
       fits (n, m)                           bool
       decode_step_seconds (n, m)            float64 roofline estimate
     Scalars (per GPU): weights_bytes, reserved_bytes, usable_bytes.
@@ -85,15 +86,26 @@ class Sweep:
                 f"{int(self.fits.sum())} cells fit>")
 
 
-def sweep(model, contexts, concurrency, gpu="H100", **kw):
+def sweep(model, contexts, concurrency, gpu="H100", *, gpus=None, tp=None, pp=1, dp=1, pp_layers=None,
+          kv_dtype=None, k_dtype=None, v_dtype=None, state_dtype=None, weight_dtype=None, weights=None,
+          engine="none", utilization=None, reserved=None, runtime_overhead=None, prefill_chunk=None,
+          block_tokens=None, shared_prefix=0, offload=None, offload_bandwidth=None,
+          prefill_efficiency=None, gpu_memory=None, gpu_bandwidth=None, gpu_flops=None):
     """Evaluate a context x concurrency grid in C++ and return numpy arrays (a Sweep).
 
     `contexts` and `concurrency` are lists or numpy integer arrays (strings such as "32k" are
-    accepted in lists). Other keyword arguments are plan()'s (gpus, tp, kv_dtype, engine, ...).
+    accepted in lists). The other keyword arguments are plan()'s, with the same meaning.
     Each cell is exact and checked like plan(); no Python code runs per cell.
     """
     m = _model(model)
-    data = _core._sweep(m, contexts, concurrency, _options(gpu, **kw))
+    o = _options(gpu, gpus=gpus, tp=tp, pp=pp, dp=dp, pp_layers=pp_layers, kv_dtype=kv_dtype,
+                 k_dtype=k_dtype, v_dtype=v_dtype, state_dtype=state_dtype, weight_dtype=weight_dtype,
+                 weights=weights, engine=engine, utilization=utilization, reserved=reserved,
+                 runtime_overhead=runtime_overhead, prefill_chunk=prefill_chunk,
+                 block_tokens=block_tokens, shared_prefix=shared_prefix, offload=offload,
+                 offload_bandwidth=offload_bandwidth, prefill_efficiency=prefill_efficiency,
+                 gpu_memory=gpu_memory, gpu_bandwidth=gpu_bandwidth, gpu_flops=gpu_flops)
+    data = _core._sweep(m, contexts, concurrency, o)
     return Sweep(data, m.name, gpu if isinstance(gpu, str) else gpu.get("name", "custom"))
 
 

@@ -28,7 +28,8 @@ def records_frame(records):
 
 
 def sweep_frame(sw):
-    """A Sweep in long format: context, concurrency, cache_bytes, fits, decode_step_seconds."""
+    """A Sweep in long format, the columns of ``kvplan sweep --csv``: context, concurrency,
+    cache_bytes, memory_bytes, fits, decode_step_seconds."""
     import numpy as np
     import pandas as pd
     n, m = sw.cache_bytes.shape
@@ -36,6 +37,7 @@ def sweep_frame(sw):
         "context": np.repeat(sw.contexts, m),
         "concurrency": np.tile(sw.concurrency, n),
         "cache_bytes": sw.cache_bytes.ravel(),
+        "memory_bytes": sw.memory_bytes.ravel(),
         "fits": sw.fits.ravel(),
         "decode_step_seconds": sw.decode_step_seconds.ravel(),
     })

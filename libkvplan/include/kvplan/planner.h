@@ -57,6 +57,7 @@ struct PlanInput {
   std::uint64_t offload_bytes = 0;       // host memory per GPU the cache may spill into
   double offload_bytes_per_s = 0;        // host<->GPU link per GPU (reads of spilled cache)
   double prefill_efficiency = 0.5;       // fraction of peak FLOPs prefill achieves (TTFT)
+  std::vector<Dtype> kv_dtypes;          // KV dtypes the engine offers (EnginePreset); empty: any
 };
 
 struct PerGpu {
@@ -112,14 +113,19 @@ struct Plan {
 struct EnginePreset {
   std::uint64_t block_tokens = 1;
   double utilization = 0.9;
+  // KV cache dtypes the engine offers (vLLM: its --kv-cache-dtype choices as
+  // engines/engine_vllm.cpp parses them; the planner cannot call the engines layer, so the list
+  // is written here too and must be kept in step); empty: any.
+  std::vector<Dtype> kv_dtypes;
 };
 EnginePreset engine_preset(std::string_view engine);
 
 // Validates the input (InputError naming the field) and plans.
 Plan plan(const ModelSpec& m, const PlanInput& in);
 
-// Precision ladder for kv_dtype_to_fit: the model dtype, then q8_0, fp8_e4m3, q4_0, int4.
-std::vector<Dtype> kv_dtype_ladder(const ModelSpec& m);
+// Precision ladder for kv_dtype_to_fit: the serving dtype, then q8_0, fp8_e4m3, q4_0, int4,
+// keeping only the dtypes in `offered` (an engine's EnginePreset::kv_dtypes) when it is not empty.
+std::vector<Dtype> kv_dtype_ladder(const ModelSpec& m, std::span<const Dtype> offered = {});
 
 // vLLM's default pipeline split (get_pp_indices): extra layers go to the stages before the last.
 std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t pp);
@@ -164,6 +170,9 @@ struct SweepResult {
   std::vector<std::uint64_t> cache_bytes;   // per GPU, busiest stage (kv + state)
   std::vector<std::uint8_t> fits;
   std::vector<double> decode_step_seconds;
+  // Memory one GPU holds in cell k (row-major): weights + reserved + cache_bytes[k]; the CLI's
+  // CSV/JSON column and the Python DataFrame's memory_bytes.
+  std::uint64_t memory_bytes(std::size_t k) const;
 };
 // The largest grid sweep() evaluates: contexts x concurrency above this is an InputError before
 // any work (a 1,024 x 1,024 grid; the CSV of a full grid is about 70 MB).

@@ -88,13 +88,23 @@ void read_dtypes(const Ctx& x) {
     } catch (const InputError&) {
       c.fail_at(c.pointer("torch_dtype"), "a dtype name such as bfloat16, float16 or float32", "\"" + *name + "\"");
     }
-  } else if (!assumed_dtype.empty()) {
-    x.m.dtype = parse_dtype(assumed_dtype, "--assume dtype");
-    x.note("config names no torch_dtype/dtype; --assume dtype=" + assumed_dtype + " used");
   } else {
-    x.m.dtype = Dtype::fp32;
-    x.note("config names no torch_dtype/dtype; float32 used (transformers' default; pass --assume dtype=bf16 "
-           "or --kv-dtype for a half-precision deployment)");
+    x.m.dtype = Dtype::fp32;  // transformers' default
+  }
+  if (!assumed_dtype.empty()) {
+    // The user names the dtype it is served in (and the model dtype when the config names none).
+    x.m.dtype = parse_dtype(assumed_dtype, "--assume dtype");
+    x.note(std::string(name ? "config names " + *name : "config names no torch_dtype/dtype") + "; --assume dtype=" +
+           assumed_dtype + " used for the KV cache, recurrent state and weights");
+  } else if (x.m.dtype == Dtype::fp32) {
+    // Serving default, in this one place for every verb (size, plan, sweep, compare, engine,
+    // check, Python, the page): a float32 (or dtype-less) config is served in bf16, as vLLM,
+    // SGLang and TensorRT-LLM do with --dtype auto; the KV cache, recurrent state and
+    // unquantised weights all follow the model dtype.
+    x.m.dtype = Dtype::bf16;
+    x.note(std::string(name ? "config names float32" : "config names no torch_dtype/dtype (float32)") +
+           "; served in bf16 (KV cache, recurrent state and weights), as vLLM, SGLang and TensorRT-LLM do with "
+           "--dtype auto (pass --assume dtype=fp32, --kv-dtype or --weight-dtype to change it)");
   }
   for (const char* key : {"mamba_ssm_cache_dtype", "mamba_ssm_dtype"}) {
     if (auto s = c.string(key)) {
@@ -115,7 +125,9 @@ std::size_t ModelSpec::count_kind(std::string_view kind) const {
       std::count_if(layers.begin(), layers.end(), [&](const LayerSpec& l) { return kind_name(l.cache) == kind; }));
 }
 
-Dtype serving_dtype(const ModelSpec& m) { return m.dtype == Dtype::fp32 ? Dtype::bf16 : m.dtype; }
+// The loader has already applied the serving rule (read_dtypes): a ModelSpec's dtype is the dtype
+// it is served in, fp32 only when the user asked for it (--assume dtype=fp32, an engine's --dtype).
+Dtype serving_dtype(const ModelSpec& m) { return m.dtype; }
 
 ModelSpec load_model_from_json(std::string_view json_text, std::string_view source, const LoadOptions& opts) {
   ConfigView cfg(detail::parse_config_text(json_text, source), std::string(source));

@@ -26,6 +26,9 @@ constexpr std::uint64_t kNoCap = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t kContextSearchLimit = 1ull << 40;
 // Largest deployment the min-GPU search tries.
 constexpr std::uint64_t kMinGpuSearchLimit = 4096;
+// GPUs one node holds (an HGX/DGX board, an 8-slot server): the widest TP degree the layout
+// search prefers before it adds pipeline stages.
+constexpr std::uint64_t kGpusPerNode = 8;
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
@@ -316,8 +319,17 @@ MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtyp
       // a TP degree the layer kinds reject (e.g. Mamba-2 groups): not a candidate
     }
   }
+  std::vector<std::uint64_t> order;  // TP degrees within a node, largest first, then wider ones
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it)
+    if (it->first <= kGpusPerNode) order.push_back(it->first);
+  for (const auto& [t, r] : rows)
+    if (t > kGpusPerNode) order.push_back(t);
+  // For each GPU count, the largest tensor-parallel degree first (up to one node, kGpusPerNode),
+  // pipeline stages for the rest: teams split a model with TP inside a node's fast links and
+  // use PP across nodes, so tp 1 x pp 6 is never preferred to tp 2 x pp 3.
   for (std::uint64_t n = 1; n <= kMinGpuSearchLimit; ++n) {
-    for (auto& [t, r] : rows) {
+    for (const std::uint64_t t : order) {
+      const auto& r = rows.at(t);
       if (n % t != 0) continue;
       const std::uint64_t p = n / t;
       if (p > layers) continue;
@@ -402,14 +414,18 @@ std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t 
 
 EnginePreset engine_preset(std::string_view engine) {
   if (engine.empty() || engine == "none") return {1, 0.9};
-  if (engine == "vllm") return {16, 0.9};
+  // The dtypes vLLM's --kv-cache-dtype names (as engines/engine_vllm.cpp reads them: fp8 = fp8_e4m3).
+  if (engine == "vllm")
+    return {16, 0.9, {Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::fp8_e5m2, Dtype::nvfp4}};
   throw InputError::value("engine (--engine)", engine, "none or vllm (exact engine figures: kvplan engine)");
 }
 
-std::vector<Dtype> kv_dtype_ladder(const ModelSpec& m) {
+std::vector<Dtype> kv_dtype_ladder(const ModelSpec& m, std::span<const Dtype> offered) {
   std::vector<Dtype> ladder{m.dtype};
   for (Dtype d : {Dtype::q8_0, Dtype::fp8_e4m3, Dtype::q4_0, Dtype::int4})
-    if (row_bytes(d, 1024) < row_bytes(ladder.back(), 1024)) ladder.push_back(d);
+    if (row_bytes(d, 1024) < row_bytes(ladder.back(), 1024) &&
+        (offered.empty() || std::find(offered.begin(), offered.end(), d) != offered.end()))
+      ladder.push_back(d);
   return ladder;
 }
 
@@ -420,6 +436,10 @@ double weight_bytes_read(std::uint64_t active_bytes, std::uint64_t expert_bytes,
   const double touched = 1.0 - std::pow(1.0 - k_over_e, static_cast<double>(batch));
   const double base = static_cast<double>(active_bytes) - static_cast<double>(expert_bytes) * k_over_e;
   return std::max(0.0, base) + static_cast<double>(expert_bytes) * touched;
+}
+
+std::uint64_t SweepResult::memory_bytes(std::size_t k) const {
+  return checked_add(checked_add(weights_bytes, reserved_bytes, "sweep memory bytes"), cache_bytes.at(k), "sweep memory bytes");
 }
 
 CacheProfile cache_profile(const ModelSpec& m, const PlanInput& in) {
@@ -512,7 +532,7 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   p.min_gpus_pp = mg.pp;
 
   // The least lossy KV dtype that makes this load fit on this shape.
-  for (Dtype d : kv_dtype_ladder(m)) {
+  for (Dtype d : kv_dtype_ladder(m, in.kv_dtypes)) {
     PlanInput alt = in;
     alt.k_dtype = alt.v_dtype = d;
     const Evaluator e2 = make_evaluator(m, alt, dtypes_of(m, alt), shape.tp, shape.split, w.total, shape.dp);

@@ -1,11 +1,13 @@
 // kvplan check's formats: text, JSON, GitHub Actions workflow commands and JUnit XML, for
 // results and for errors (a bad command or file is reported in the asked format too).
+#include <cmath>
 #include <sstream>
 #include <variant>
 
 #include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
+#include "kvplan/report.h"
 #include "kvplan/units.h"
 
 namespace kvplan {
@@ -153,6 +155,11 @@ json error_json(std::string_view message, std::string_view file, std::uint64_t l
   return j;
 }
 
+// Sequences that fit whole (the tolerance is check's own comparison against --require-concurrency).
+std::uint64_t whole_sequences(double ratio) {
+  return ratio > 0 ? static_cast<std::uint64_t>(std::floor(ratio + 1e-9)) : 0;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CheckResult& r) {
@@ -167,7 +174,8 @@ nlohmann::json to_json(const CheckResult& r) {
     terms.push_back({{"name", t.name}, {"low_bytes", t.low}, {"high_bytes", t.high}, {"basis", t.basis}, {"source", t.source}});
   j["device_memory"] = {{"low_bytes", r.device_low_bytes}, {"high_bytes", r.device_high_bytes}, {"basis", r.device_basis}};
   j["favourable"] = {{"kv_memory_bytes", r.kv_memory_favourable_bytes}, {"kv_cache_tokens", r.kv_cache_tokens_favourable},
-                     {"max_concurrency", r.max_concurrency_favourable}};
+                     {"max_concurrency", whole_sequences(r.max_concurrency_favourable)},
+                     {"max_concurrency_ratio", r.max_concurrency_favourable}};
   j["margin_bytes"] = r.margin_bytes;
   j["margin"] = valid_utf8(r.margin);
   j["exit_code"] = r.exit_code();
@@ -185,7 +193,10 @@ nlohmann::json to_json(const CheckResult& r) {
   j["starts"] = r.starts;
   j["kv_cache_tokens"] = r.kv_cache_tokens;
   j["context"] = r.context;
-  j["max_concurrency"] = r.max_concurrency;
+  // Whole sequences, an integer as in plan's JSON; the engine's own fractional figure ("Maximum
+  // concurrency for N tokens per request: 3.52x") is max_concurrency_ratio.
+  j["max_concurrency"] = whole_sequences(r.max_concurrency);
+  j["max_concurrency_ratio"] = r.max_concurrency;
   j["max_fitting_context"] = r.max_fitting_context;
   j["per_gpu"] = {{"memory_bytes", r.gpu_memory_bytes}, {"weights_bytes", r.weights_bytes_per_gpu}, {"kv_budget_bytes", r.kv_budget_bytes},
                   {"kv_memory_bytes", r.kv_memory_bytes}};
@@ -195,7 +206,7 @@ nlohmann::json to_json(const CheckResult& r) {
                   {"actual", valid_utf8(c.actual)}, {"message", valid_utf8(c.message)}});
   j["reasons"] = json::array();
   for (const auto& x : r.reasons) j["reasons"].push_back(valid_utf8(x));
-  j["reason"] = r.reasons.empty() ? "" : valid_utf8(r.reasons.front());
+  j["reason"] = r.reasons.empty() ? json(nullptr) : json(valid_utf8(r.reasons.front()));  // null when none, as in plan
   j["notes"] = json::array();
   for (const auto& x : r.notes) j["notes"].push_back(valid_utf8(x));
   j["ignored_flags"] = json::array();
@@ -249,7 +260,7 @@ std::string format_check_junit(const CheckResult& r) {
 
 std::string format_check(const CheckResult& r, std::string_view format) {
   if (format == "text") return format_check_text(r);
-  if (format == "json") return dump(to_json(r));
+  if (format == "json") return dump(with_schema("check", to_json(r)));
   if (format == "github") return format_check_github(r);
   if (format == "junit") return format_check_junit(r);
   throw InputError::value("--format", format, "text, json, github or junit");
@@ -260,13 +271,15 @@ std::string format_check_outcomes(const std::vector<CheckOutcome>& outs, std::st
     throw InputError::value("--format", format, "text, json, github or junit");
   if (format == "json") {
     auto one = [](const CheckOutcome& o) { return o.result ? to_json(*o.result) : error_json(o.error, o.file, o.line, o.label); };
-    if (outs.size() == 1) return dump(one(outs[0]));
+    // One document either way, tagged "kvplan.check/1": one deployment's result (or error), or
+    // {"exit_code", "passed", "results": [...]} for several.
+    if (outs.size() == 1) return dump(with_schema("check", one(outs[0])));
     json j;
     j["exit_code"] = check_exit_code(outs);
     j["passed"] = j["exit_code"] == 0;
     j["results"] = json::array();
     for (const auto& o : outs) j["results"].push_back(one(o));
-    return dump(j);
+    return dump(with_schema("check", std::move(j)));
   }
   std::ostringstream os;
   if (format == "text") {

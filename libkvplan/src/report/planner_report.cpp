@@ -42,6 +42,7 @@ json count_or_null(std::uint64_t v) { return v == 0 ? json(nullptr) : json(v); }
 
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
 std::string count_text(std::uint64_t v) { return v == kUnbounded ? "unbounded" : format_count(v); }
+std::string sequences(std::uint64_t n) { return n == 1 ? " sequence" : " sequences"; }
 
 }  // namespace
 
@@ -141,10 +142,10 @@ std::string format_plan_text(const Plan& p) {
   if (g.shortfall_bytes) line("  short by", format_bytes(g.shortfall_bytes));
   else line("  free", format_bytes(g.free_bytes));
   o += "capacity\n";
-  line("  max concurrency", count_text(p.max_concurrency) + " sequences of " + format_count(p.context) + " tokens");
+  line("  max concurrency", count_text(p.max_concurrency) + sequences(p.max_concurrency) + " of " + format_count(p.context) + " tokens");
   line("  max context", p.max_context_unbounded ? "not memory-bound (model max " + format_count(p.max_context) + ")"
                                                 : format_count(p.max_context) + " tokens at " +
-                                                      format_count(p.concurrency) + " sequences");
+                                                      format_count(p.concurrency) + sequences(p.concurrency));
   line("  kv capacity", format_count(p.kv_capacity_tokens) + " tokens (" + format_count(p.cache_bytes_per_token) +
                             " B/token per GPU)");
   line("  min GPUs", p.min_gpus ? std::to_string(p.min_gpus) + " (tp " + std::to_string(p.min_gpus_tp) + ", pp " +
@@ -164,7 +165,7 @@ std::string format_plan_text(const Plan& p) {
     line("  decode", std::string("not computed: no memory bandwidth (--gpu-bandwidth)"));
   }
   line("  cache > weights at", format_count(p.crossover_tokens) +
-                                   " tokens in the batch (" + format_count(p.crossover_concurrency) + " sequences of " +
+                                   " tokens in the batch (" + format_count(p.crossover_concurrency) + sequences(p.crossover_concurrency) + " of " +
                                    format_count(p.context) + ")");
   line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
   for (const auto& n : p.notes) o += "note: " + n + "\n";
@@ -207,7 +208,6 @@ std::string format_compare_text(const std::vector<CompareRow>& rows) {
 }
 
 json to_json(const SweepResult& s) {
-  const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
   json cells = json::array();
   for (std::size_t i = 0; i < s.contexts.size(); ++i)
     for (std::size_t j = 0; j < s.concurrency.size(); ++j) {
@@ -215,7 +215,7 @@ json to_json(const SweepResult& s) {
       cells.push_back(json{{"context", s.contexts[i]},
                            {"concurrency", s.concurrency[j]},
                            {"cache_bytes", s.cache_bytes[k]},
-                           {"memory_bytes", checked_add(fixed_bytes, s.cache_bytes[k])},
+                           {"memory_bytes", s.memory_bytes(k)},
                            {"fits", s.fits[k] != 0},
                            {"decode_step_seconds", s.decode_step_seconds[k]}});
     }
@@ -224,7 +224,6 @@ json to_json(const SweepResult& s) {
 }
 
 void write_sweep_csv(std::ostream& out, const SweepResult& s) {
-  const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
   out << "context,concurrency,cache_bytes,memory_bytes,fits,decode_step_seconds\n";
   std::string o;
   for (std::size_t i = 0; i < s.contexts.size(); ++i) {
@@ -234,7 +233,7 @@ void write_sweep_csv(std::ostream& out, const SweepResult& s) {
       char step[32];
       std::snprintf(step, sizeof step, "%.6g", s.decode_step_seconds[k]);
       o += std::to_string(s.contexts[i]) + "," + std::to_string(s.concurrency[j]) + "," + std::to_string(s.cache_bytes[k]) +
-           "," + std::to_string(checked_add(fixed_bytes, s.cache_bytes[k])) + "," + (s.fits[k] ? "1" : "0") +
+           "," + std::to_string(s.memory_bytes(k)) + "," + (s.fits[k] ? "1" : "0") +
            "," + step + "\n";
     }
     out << o;  // one row of the grid at a time
@@ -251,7 +250,6 @@ void write_sweep_json(std::ostream& out, const SweepResult& s, const nlohmann::j
   // Byte for byte what to_json(s) (plus `extra`) dumps with indent 2, but the cells are dumped
   // one at a time into their place: "cells" sorts first among the keys.
   constexpr auto replace = json::error_handler_t::replace;
-  const std::uint64_t fixed_bytes = checked_add(s.weights_bytes, s.reserved_bytes);
   json head{{"contexts", s.contexts},         {"concurrency", s.concurrency},       {"weights_bytes", s.weights_bytes},
             {"reserved_bytes", s.reserved_bytes}, {"usable_bytes", s.usable_bytes}, {"cells", json::array()}};
   for (const auto& [k, v] : extra.items()) head[k] = v;
@@ -266,7 +264,7 @@ void write_sweep_json(std::ostream& out, const SweepResult& s, const nlohmann::j
       const json cell{{"context", s.contexts[i]},
                       {"concurrency", s.concurrency[j]},
                       {"cache_bytes", s.cache_bytes[k]},
-                      {"memory_bytes", checked_add(fixed_bytes, s.cache_bytes[k])},
+                      {"memory_bytes", s.memory_bytes(k)},
                       {"fits", s.fits[k] != 0},
                       {"decode_step_seconds", s.decode_step_seconds[k]}};
       std::string c = cell.dump(2, ' ', false, replace);

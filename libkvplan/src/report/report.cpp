@@ -189,7 +189,16 @@ std::string format_size_text(const CacheSize& s) {
   out += "dtypes       K " + std::string(name(s.dtypes.k)) + ", V " + std::string(name(s.dtypes.v));
   if (s.state_bytes) out += ", conv state " + std::string(name(s.dtypes.conv)) + ", SSM state " + std::string(name(s.dtypes.ssm));
   out += "\n";
-  out += "per token    " + exact(s.bytes_per_token) + "\n";
+  // With windowed layers (or recurrent state) the marginal figure is not what a token costs on
+  // average at this length: state both, each named.
+  const std::uint64_t held_avg = s.workload.tokens ? s.total_bytes / s.workload.batch / s.workload.tokens : 0;
+  if (s.workload.tokens && held_avg != s.bytes_per_token) {
+    out += "per token    " + exact(held_avg) + " on average over " + format_count(s.workload.tokens) +
+           " tokens (total / tokens, per sequence)\n";
+    out += "marginal     " + exact(s.bytes_per_token) + " for one more token while no window is full\n";
+  } else {
+    out += "per token    " + exact(s.bytes_per_token) + "\n";
+  }
   out += "KV cache     " + exact(s.kv_bytes) + "\n";
   if (s.state_bytes) out += "state        " + exact(s.state_bytes) + "\n";
   out += "total        " + exact(s.total_bytes) + "\n";
