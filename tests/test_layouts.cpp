@@ -282,4 +282,62 @@ BOOST_AUTO_TEST_CASE(infinity_tokens_are_accepted) {
   BOOST_TEST(m.num_layers() == 2u);
 }
 
+// The two cache formulas with engine quirks as arguments, on Nemotron-H-56B's real layers
+// (model_configs/nvidia__Nemotron-H-56B-Base-8K.json: mamba_num_heads 256, mamba_head_dim 64,
+// n_groups 8, ssm_state_size 256, conv_kernel 4; 8 KV heads x attention_head_dim 128).
+// Hand derivation: d_inner = 256 x 64 = 16,384; conv channels = 16,384 + 2 x 8 x 256 = 20,480,
+// conv rows = 4 - 1 = 3; SSM state = 256 heads x 64 x 256.
+BOOST_AUTO_TEST_CASE(one_row_and_one_state_formula_with_engine_quirks) {
+  auto m = load_model("nvidia/Nemotron-H-56B-Base-8K");
+  const auto& mamba = m.layers[0].cache;  // 'M'
+  const auto& attn = m.layers[7].cache;   // '*'
+  BOOST_TEST(kind_name(mamba) == "mamba");
+  BOOST_TEST(kind_name(attn) == "full_attention");
+  BOOST_TEST(kind_name(m.layers[1].cache) == "none");
+
+  // vLLM-style: bf16 conv + 2 speculative rows, fp32 SSM, one rank.
+  auto v = state_bytes(mamba, StateOptions{Dtype::bf16, Dtype::fp32, 1, 2});
+  BOOST_TEST(v.conv_bytes == 5u * 20480u * 2u);
+  BOOST_TEST(v.ssm_bytes == 256u * 64u * 256u * 4u);
+  // llama.cpp-style: R and S in f32.
+  auto l = state_bytes(mamba, StateOptions{Dtype::fp32, Dtype::fp32, 1, 0});
+  BOOST_TEST(l.conv_bytes == 3u * 20480u * 4u);
+  BOOST_TEST(l.total_bytes() == 3u * 20480u * 4u + 256u * 64u * 256u * 4u);
+  // tp 16 > 8 groups: groups replicated to 16, (16,384 + 2 x 16 x 256) / 16 = 1,536 channels, 16 heads.
+  auto t = state_bytes(mamba, StateOptions{Dtype::bf16, Dtype::fp32, 16, 0});
+  BOOST_TEST(t.conv_bytes == 3u * 1536u * 2u);
+  BOOST_TEST(t.ssm_bytes == 16u * 64u * 256u * 4u);
+  // The same formula kvplan's own sizing uses.
+  auto own = layer_bytes(mamba, 4096, CacheDtypes{Dtype::bf16, Dtype::bf16, Dtype::bf16, Dtype::fp32}, 16);
+  BOOST_TEST(own.conv_bytes == t.conv_bytes);
+  BOOST_TEST(own.ssm_bytes == t.ssm_bytes);
+  // No recurrent state in attention or MLP-only layers.
+  BOOST_TEST(state_bytes(attn, StateOptions{}).total_bytes() == 0u);
+  BOOST_TEST(state_bytes(m.layers[1].cache, StateOptions{}).total_bytes() == 0u);
+
+  // Attention rows at tp 16 over 8 KV heads: whole heads keep one replicated head (256 B per
+  // K row in bf16); TensorRT-LLM's flat h x Hkv // tp row keeps 8 x 128 / 16 = 64 values.
+  auto ph = attention_row_bytes(8, 128, 128, Dtype::bf16, Dtype::bf16, 16);
+  BOOST_TEST(ph.k_bytes == 256u);
+  BOOST_TEST(ph.total_bytes() == 512u);
+  auto fr = attention_row_bytes(8, 128, 128, Dtype::bf16, Dtype::bf16, 16, HeadSplit::flat_row);
+  BOOST_TEST(fr.k_bytes == 128u);
+  BOOST_TEST(fr.v_bytes == 128u);
+  BOOST_TEST(bytes_per_token(attn, CacheDtypes{}, 2) == 4u * 128u * 2u * 2u);
+  BOOST_CHECK_THROW(attention_row_bytes(8, 128, 128, Dtype::bf16, Dtype::bf16, 0), InputError);
+}
+
+BOOST_AUTO_TEST_CASE(layer_specs_compare_by_value) {
+  auto m = load_model("nvidia/Nemotron-H-56B-Base-8K");
+  BOOST_TEST((m.layers[0].cache == m.layers[2].cache));   // two Mamba-2 layers, same dims
+  BOOST_TEST((m.layers[0].cache != m.layers[7].cache));   // Mamba vs attention
+  BOOST_TEST((m.layers[0] != m.layers[2]));                // LayerSpec: the index differs
+  LayerSpec copy = m.layers[7];
+  BOOST_TEST((copy == m.layers[7]));
+  // Same dims, other span: not equal; one field changed: not equal.
+  BOOST_TEST((LayerCache{FullAttention{8, 128, 128}} != LayerCache{SlidingAttention{8, 128, 128, 4096}}));
+  BOOST_TEST((LayerCache{SlidingAttention{8, 128, 128, 4096}} != LayerCache{SlidingAttention{8, 128, 128, 1024}}));
+  BOOST_TEST((LayerCache{SlidingAttention{8, 128, 128, 4096}} == LayerCache{SlidingAttention{8, 128, 128, 4096}}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

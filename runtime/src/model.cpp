@@ -1,6 +1,8 @@
 // Assembles the decoder: embedding, per layer (mixer + SwiGLU MLP, pre-RMSNorm, residual),
 // final norm and LM head; allocates caches and runs forward passes.
-#include <map>
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "internal.h"
 #include "kvplan/checked.h"
@@ -103,23 +105,33 @@ Model::Model(ModelSpec spec, Options opt) : impl_(std::make_unique<Impl>()) {
     }
   // Scaled mode: layers with identical cache specs share one set of mixer weights (the caches
   // stay one per layer); this keeps 60-layer models with wide states small and fast to build.
-  std::map<std::string, std::shared_ptr<detail::Mixer>> shared;
+  std::vector<std::pair<LayerCache, std::shared_ptr<detail::Mixer>>> shared;
   for (std::size_t i = 0; i < L; ++i) {
     const auto& c = m.spec.layers[i].cache;
     Impl::Block b;
     detail::MixerArgs args{m.spec, m.opt, m.dims, i, rng};
     const bool none = std::holds_alternative<NoCache>(c);
     const bool share = m.opt.scaled && !std::holds_alternative<SharedKv>(c) && !none;
-    const std::string key = share ? layer_to_json(c).dump() : std::string();
-    if (share && shared.count(key)) {
-      b.mixer = shared[key];
+    const auto same = share ? std::find_if(shared.begin(), shared.end(), [&](const auto& e) { return e.first == c; })
+                            : shared.end();
+    if (same != shared.end()) {
+      b.mixer = same->second;
     } else if (!none) {
-      if (std::holds_alternative<Mla>(c)) b.mixer = detail::make_mla(args);
-      else if (std::holds_alternative<Mamba>(c) || std::holds_alternative<LinearAttention>(c) ||
-               std::holds_alternative<ShortConv>(c))
-        b.mixer = detail::make_recurrent(args);
-      else b.mixer = detail::make_attention(args);
-      if (share) shared[key] = b.mixer;
+      b.mixer = std::visit(
+          [&](const auto& k) -> std::shared_ptr<detail::Mixer> {
+            using T = std::decay_t<decltype(k)>;
+            if constexpr (std::is_same_v<T, Mla>) return detail::make_mla(args);
+            else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+                               std::is_same_v<T, ShortConv>)
+              return detail::make_recurrent(args);
+            else if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
+                               std::is_same_v<T, ChunkedAttention> || std::is_same_v<T, SharedKv>)
+              return detail::make_attention(args);
+            else if constexpr (std::is_same_v<T, NoCache>) return nullptr;  // excluded above
+            else static_assert(unhandled_kind<T>, "reference runtime: a layer kind without a mixer");
+          },
+          c);
+      if (share) shared.emplace_back(c, b.mixer);
       m.weights = checked_add(m.weights, b.mixer->weight_count(), "weights");
     }
     b.Wgu = detail::random_weight(rng, 2 * m.dims.ffn, m.dims.hidden);

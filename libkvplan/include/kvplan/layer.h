@@ -16,6 +16,7 @@ struct FullAttention {
   std::uint64_t kv_heads = 0;
   std::uint64_t k_head_dim = 0;
   std::uint64_t v_head_dim = 0;  // differs from k_head_dim in some models
+  bool operator==(const FullAttention&) const = default;
 };
 
 // Attention over the last `window` tokens (the current one included): holds min(N, window).
@@ -24,6 +25,7 @@ struct SlidingAttention {
   std::uint64_t k_head_dim = 0;
   std::uint64_t v_head_dim = 0;
   std::uint64_t window = 0;
+  bool operator==(const SlidingAttention&) const = default;
 };
 
 // Attention inside fixed chunks of `chunk` tokens (Llama 4): a buffer of at most one chunk.
@@ -32,6 +34,7 @@ struct ChunkedAttention {
   std::uint64_t k_head_dim = 0;
   std::uint64_t v_head_dim = 0;
   std::uint64_t chunk = 0;
+  bool operator==(const ChunkedAttention&) const = default;
 };
 
 // Multi-head latent attention: one compressed latent plus the decoupled rope key per token,
@@ -40,6 +43,7 @@ struct Mla {
   std::uint64_t kv_lora_rank = 0;
   std::uint64_t rope_dim = 0;
   std::uint64_t index_head_dim = 0;  // 0 when the model has no sparse-attention indexer
+  bool operator==(const Mla&) const = default;
 };
 
 // Selective state space (Mamba-1 / Mamba-2): a conv window and an SSM state per sequence.
@@ -51,6 +55,7 @@ struct Mamba {
   std::uint64_t n_heads = 0;        // Mamba-2 heads; 0 for Mamba-1
   std::uint64_t head_dim = 0;       // Mamba-2 head dim; 0 for Mamba-1
   std::uint64_t conv_kernel = 0;
+  bool operator==(const Mamba&) const = default;
 };
 
 // Linear attention with a constant-size matrix state per head.
@@ -62,22 +67,29 @@ struct LinearAttention {
   std::uint64_t k_head_dim = 0;
   std::uint64_t v_head_dim = 0;
   std::uint64_t conv_kernel = 0;    // 0: no short convolution (lightning)
+  bool operator==(const LinearAttention&) const = default;
 };
 
 // A gated short convolution (LFM2): keeps the last conv_kernel - 1 inputs.
 struct ShortConv {
   std::uint64_t channels = 0;
   std::uint64_t conv_kernel = 0;
+  bool operator==(const ShortConv&) const = default;
 };
 
 // Reads the cache of an earlier layer (cross-layer KV sharing): holds nothing itself.
 struct SharedKv {
   std::uint64_t source_layer = 0;
+  bool operator==(const SharedKv&) const = default;
 };
 
 // A layer with no token cache or state (an MLP-only block).
-struct NoCache {};
+struct NoCache {
+  bool operator==(const NoCache&) const = default;
+};
 
+// Every kind compares by value (defaulted operator==), so a LayerCache does too: same kind and
+// same fields.
 using LayerCache = std::variant<FullAttention, SlidingAttention, ChunkedAttention, Mla, Mamba,
                                 LinearAttention, ShortConv, SharedKv, NoCache>;
 
@@ -125,5 +137,57 @@ struct StateShape {
   std::uint64_t ssm_a = 0, ssm_b = 0, ssm_c = 0;       // e.g. (heads, head_dim, d_state)
 };
 StateShape state_shape(const LayerCache& c, std::uint64_t tp = 1);
+
+// ---- The two cache formulas. kvplan's own sizing and every engine profile call these; an
+// engine's quirks are arguments, never a second copy of the arithmetic.
+
+// How an engine divides a K (or V) row over tensor-parallel ranks.
+enum class HeadSplit {
+  // Whole heads per rank, at least one (replicated when tp > heads): kvplan, vLLM, SGLang.
+  per_rank_heads,
+  // One flat row of heads x head_dim values divided by tp, rounded down (TensorRT-LLM's
+  // estimator `h * Hkv // tp`); with tp = 1 it is one row over all heads (llama.cpp's
+  // n_embd_k_gqa rows, which matter for block-quantised cache types).
+  flat_row,
+};
+
+struct AttentionRowBytes {
+  std::uint64_t k_bytes = 0;
+  std::uint64_t v_bytes = 0;
+  std::uint64_t total_bytes() const;  // k + v (checked)
+};
+
+// Bytes of one token's K and V rows of a softmax-attention layer (full, sliding, chunked) with
+// `kv_heads` heads of `k_head_dim` / `v_head_dim`, on one rank of a TP group of `tp`.
+AttentionRowBytes attention_row_bytes(std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim,
+                                      Dtype k, Dtype v, std::uint64_t tp = 1,
+                                      HeadSplit split = HeadSplit::per_rank_heads);
+
+// Bytes of one token's MLA row (K only, no V): the latent plus the decoupled rope key, and the
+// sparse-attention indexer's key when `with_indexer` and the layer has one.
+std::uint64_t mla_row_bytes(const Mla& m, Dtype d, bool with_indexer = true);
+
+struct StateBytes {
+  std::uint64_t conv_bytes = 0;
+  std::uint64_t ssm_bytes = 0;
+  std::uint64_t total_bytes() const;  // conv + ssm (checked)
+};
+
+// An engine's way of storing recurrent state (Mamba, linear attention, short conv).
+struct StateOptions {
+  Dtype conv = Dtype::bf16;
+  Dtype ssm = Dtype::bf16;
+  std::uint64_t tp = 1;               // ranks the state is split over (Mamba-2 groups replicated up to tp)
+  std::uint64_t extra_conv_rows = 0;  // vLLM: speculative tokens add conv rows
+};
+
+// Conv state and SSM / linear-attention state bytes of one sequence on one rank; zero for kinds
+// that hold no recurrent state.
+StateBytes state_bytes(const LayerCache& c, const StateOptions& o);
+
+// For `if constexpr` chains in a generic visitor over LayerCache: the final `else` is
+// `static_assert(unhandled_kind<T>)`, so a new kind fails to compile there.
+template <class T>
+inline constexpr bool unhandled_kind = false;
 
 }  // namespace kvplan

@@ -37,6 +37,7 @@ struct WeightQuantization {
 struct LayerSpec {
   std::uint64_t index = 0;
   LayerCache cache;
+  bool operator==(const LayerSpec&) const = default;
 };
 
 // Dimensions of the model that are not per-layer cache facts but that the planner, the

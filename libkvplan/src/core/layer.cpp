@@ -1,7 +1,6 @@
 #include "kvplan/layer.h"
 
 #include <algorithm>
-#include <type_traits>
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
@@ -26,21 +25,13 @@ std::uint64_t mamba_groups_per_rank_total(std::uint64_t groups, std::uint64_t tp
                           "a degree that divides the Mamba-2 group count (" + std::to_string(groups) + ")");
 }
 
-// Per-token K and V bytes of an attention layer on one rank.
-struct KvRow {
-  std::uint64_t k = 0, v = 0;
-};
-template <class A>
-KvRow attention_row(const A& a, const CacheDtypes& dt, std::uint64_t tp) {
-  const std::uint64_t heads = kv_heads_per_rank(a.kv_heads, tp);
-  return {checked_mul(heads, row_bytes(dt.k, a.k_head_dim), "K bytes per token"),
-          checked_mul(heads, row_bytes(dt.v, a.v_head_dim), "V bytes per token")};
-}
 }  // namespace
 
 std::uint64_t LayerBytes::kv_bytes() const { return checked_add(k_bytes, v_bytes, "layer KV bytes"); }
 std::uint64_t LayerBytes::state_bytes() const { return checked_add(conv_bytes, ssm_bytes, "layer state bytes"); }
 std::uint64_t LayerBytes::total_bytes() const { return checked_add(kv_bytes(), state_bytes(), "layer bytes"); }
+std::uint64_t AttentionRowBytes::total_bytes() const { return checked_add(k_bytes, v_bytes, "KV bytes per token"); }
+std::uint64_t StateBytes::total_bytes() const { return checked_add(conv_bytes, ssm_bytes, "state bytes"); }
 
 std::string_view kind_name(const LayerCache& c) {
   return std::visit(overloaded{
@@ -68,9 +59,45 @@ std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens) {
                         [&](const SlidingAttention& s) { return std::min(tokens, s.window); },
                         [&](const ChunkedAttention& s) { return std::min(tokens, s.chunk); },
                         [&](const Mla&) { return tokens; },
-                        [](const auto&) { return std::uint64_t{0}; },
+                        [](const Mamba&) { return std::uint64_t{0}; },
+                        [](const LinearAttention&) { return std::uint64_t{0}; },
+                        [](const ShortConv&) { return std::uint64_t{0}; },
+                        [](const SharedKv&) { return std::uint64_t{0}; },
+                        [](const NoCache&) { return std::uint64_t{0}; },
                     },
                     c);
+}
+
+AttentionRowBytes attention_row_bytes(std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim,
+                                      Dtype k, Dtype v, std::uint64_t tp, HeadSplit split) {
+  if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
+  switch (split) {
+    case HeadSplit::per_rank_heads: {
+      const std::uint64_t heads = kv_heads_per_rank(kv_heads, tp);
+      return {checked_mul(heads, row_bytes(k, k_head_dim), "K bytes per token"),
+              checked_mul(heads, row_bytes(v, v_head_dim), "V bytes per token")};
+    }
+    case HeadSplit::flat_row:
+      return {row_bytes(k, checked_mul(kv_heads, k_head_dim, "K row") / tp),
+              row_bytes(v, checked_mul(kv_heads, v_head_dim, "V row") / tp)};
+  }
+  throw InputError::value("head split", "?", "per_rank_heads or flat_row");
+}
+
+std::uint64_t mla_row_bytes(const Mla& m, Dtype d, bool with_indexer) {
+  std::uint64_t row = row_bytes(d, checked_add(m.kv_lora_rank, m.rope_dim, "MLA row"));
+  if (with_indexer && m.index_head_dim) row = checked_add(row, row_bytes(d, m.index_head_dim), "MLA row");
+  return row;
+}
+
+StateBytes state_bytes(const LayerCache& c, const StateOptions& o) {
+  const StateShape s = state_shape(c, o.tp);
+  StateBytes b;
+  const std::uint64_t rows = checked_add(s.conv_rows, o.extra_conv_rows, "conv state rows");
+  b.conv_bytes = checked_mul(rows, row_bytes(o.conv, s.conv_cols), "conv state bytes");
+  b.ssm_bytes = checked_mul(checked_mul(s.ssm_a, s.ssm_b, "SSM state bytes"), row_bytes(o.ssm, s.ssm_c),
+                            "SSM state bytes");
+  return b;
 }
 
 StateShape state_shape(const LayerCache& c, std::uint64_t tp) {
@@ -120,7 +147,12 @@ StateShape state_shape(const LayerCache& c, std::uint64_t tp) {
             s.conv_cols = split(sc.channels, tp);
             return s;
           },
-          [](const auto&) { return StateShape{}; },
+          [](const FullAttention&) { return StateShape{}; },
+          [](const SlidingAttention&) { return StateShape{}; },
+          [](const ChunkedAttention&) { return StateShape{}; },
+          [](const Mla&) { return StateShape{}; },
+          [](const SharedKv&) { return StateShape{}; },
+          [](const NoCache&) { return StateShape{}; },
       },
       c);
 }
@@ -129,28 +161,26 @@ LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDty
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   LayerBytes b;
   b.tokens_held = tokens_held(c, tokens);
+  auto attention = [&](std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim) {
+    const AttentionRowBytes row = attention_row_bytes(kv_heads, k_head_dim, v_head_dim, dt.k, dt.v, tp);
+    b.k_bytes = checked_mul(row.k_bytes, b.tokens_held, "K cache bytes");
+    b.v_bytes = checked_mul(row.v_bytes, b.tokens_held, "V cache bytes");
+  };
+  auto state = [&] {
+    const StateBytes s = state_bytes(c, StateOptions{dt.conv, dt.ssm, tp, 0});
+    b.conv_bytes = s.conv_bytes;
+    b.ssm_bytes = s.ssm_bytes;
+  };
   std::visit(overloaded{
-                 [&](const Mla& m) {
-                   std::uint64_t row = row_bytes(dt.k, checked_add(m.kv_lora_rank, m.rope_dim));
-                   if (m.index_head_dim) row = checked_add(row, row_bytes(dt.k, m.index_head_dim));
-                   b.k_bytes = checked_mul(row, b.tokens_held, "MLA cache bytes");
-                 },
+                 [&](const FullAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
+                 [&](const SlidingAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
+                 [&](const ChunkedAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
+                 [&](const Mla& m) { b.k_bytes = checked_mul(mla_row_bytes(m, dt.k), b.tokens_held, "MLA cache bytes"); },
+                 [&](const Mamba&) { state(); },
+                 [&](const LinearAttention&) { state(); },
+                 [&](const ShortConv&) { state(); },
                  [&](const SharedKv&) {},
                  [&](const NoCache&) {},
-                 [&](const auto& other) {
-                   using T = std::decay_t<decltype(other)>;
-                   if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                                 std::is_same_v<T, ChunkedAttention>) {
-                     auto row = attention_row(other, dt, tp);
-                     b.k_bytes = checked_mul(row.k, b.tokens_held, "K cache bytes");
-                     b.v_bytes = checked_mul(row.v, b.tokens_held, "V cache bytes");
-                   } else {
-                     auto s = state_shape(c, tp);
-                     b.conv_bytes = checked_mul(s.conv_rows, row_bytes(dt.conv, s.conv_cols), "conv state bytes");
-                     b.ssm_bytes = checked_product({s.ssm_a, s.ssm_b}, "SSM state bytes");
-                     b.ssm_bytes = checked_mul(b.ssm_bytes, row_bytes(dt.ssm, s.ssm_c), "SSM state bytes");
-                   }
-                 },
              },
              c);
   return b;
@@ -163,7 +193,11 @@ std::uint64_t bytes_per_token(const LayerCache& c, const CacheDtypes& dt, std::u
                                     [](const SlidingAttention& s) { return s.window > 0; },
                                     [](const ChunkedAttention& s) { return s.chunk > 0; },
                                     [](const Mla&) { return true; },
-                                    [](const auto&) { return false; },
+                                    [](const Mamba&) { return false; },
+                                    [](const LinearAttention&) { return false; },
+                                    [](const ShortConv&) { return false; },
+                                    [](const SharedKv&) { return false; },
+                                    [](const NoCache&) { return false; },
                                 },
                                 c);
   if (!grows) return 0;

@@ -114,18 +114,26 @@ LlamaCppResult llamacpp_profile(const ModelSpec& m, const LlamaCppOptions& o) {
               n_swa = std::max(n_swa, c.chunk);
             }
             acc->layers++;
-            acc->k = checked_add(acc->k, row_bytes(tk.dtype, checked_mul(c.kv_heads, c.k_head_dim)), "llama.cpp K row");
-            acc->v = checked_add(acc->v, row_bytes(tv.dtype, checked_mul(c.kv_heads, c.v_head_dim)), "llama.cpp V row");
+            // One row of n_embd_k_gqa / n_embd_v_gqa values (no tensor parallelism).
+            const AttentionRowBytes rb =
+                attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, tk.dtype, tv.dtype, 1, HeadSplit::flat_row);
+            acc->k = checked_add(acc->k, rb.k_bytes, "llama.cpp K row");
+            acc->v = checked_add(acc->v, rb.v_bytes, "llama.cpp V row");
           } else if constexpr (std::is_same_v<T, Mla>) {
             mla = true;
             base.layers++;
-            base.k = checked_add(base.k, row_bytes(tk.dtype, checked_add(c.kv_lora_rank, c.rope_dim)), "llama.cpp K row");
+            base.k = checked_add(base.k, mla_row_bytes(c, tk.dtype, /*with_indexer=*/false), "llama.cpp K row");
             if (!o.mla_v_less) base.v = checked_add(base.v, row_bytes(tv.dtype, c.kv_lora_rank), "llama.cpp V row");
           } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> || std::is_same_v<T, ShortConv>) {
-            const StateShape sh = state_shape(l.cache, 1);
+            // llama.cpp's recurrent memory: R (conv) and S (SSM) rows in f32, one rank.
+            const StateBytes sb = state_bytes(l.cache, StateOptions{Dtype::fp32, Dtype::fp32, 1, 0});
             n_recurrent++;
-            r_per_cell = checked_add(r_per_cell, checked_product({sh.conv_rows, sh.conv_cols, 4}), "llama.cpp R bytes");
-            s_per_cell = checked_add(s_per_cell, checked_product({sh.ssm_a, sh.ssm_b, sh.ssm_c, 4}), "llama.cpp S bytes");
+            r_per_cell = checked_add(r_per_cell, sb.conv_bytes, "llama.cpp R bytes");
+            s_per_cell = checked_add(s_per_cell, sb.ssm_bytes, "llama.cpp S bytes");
+          } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
+            // reads another layer's cache / holds none
+          } else {
+            static_assert(unhandled_kind<T>, "llama.cpp: a layer kind without a cache rule");
           }
         },
         l.cache);

@@ -65,8 +65,8 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
           using T = std::decay_t<decltype(c)>;
           if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
                         std::is_same_v<T, ChunkedAttention>) {
-            const std::uint64_t h = kv_heads_per_rank(c.kv_heads, attn_tp);
-            const std::uint64_t kr = checked_product({h, c.k_head_dim, e}), vr = checked_product({h, c.v_head_dim, e});
+            const AttentionRowBytes rb = attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, kvd, kvd, attn_tp);
+            const std::uint64_t kr = rb.k_bytes, vr = rb.v_bytes;
             k_row = checked_add(k_row, kr);
             v_row = checked_add(v_row, vr);
             if (std::is_same_v<T, FullAttention>) {
@@ -78,7 +78,7 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
               n_swa++;
             }
           } else if constexpr (std::is_same_v<T, Mla>) {
-            std::uint64_t row = checked_mul(checked_add(c.kv_lora_rank, c.rope_dim), e);
+            std::uint64_t row = mla_row_bytes(c, kvd, /*with_indexer=*/false);
             if (c.index_head_dim) {
               if (e == 1) row = c.kv_lora_rank + c.kv_lora_rank / 128 * 4 + c.rope_dim * 2;  // NSA fp8 layout
               row = checked_add(row, c.index_head_dim + c.index_head_dim / 128 * 4);       // indexer key + scales
@@ -89,11 +89,14 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
             n_full++;
           } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
-            const StateShape sh = state_shape(l.cache, o.tp_size);
+            // SGLang keeps the conv state in bf16 and the SSM state in --mamba-ssm-dtype.
             const Dtype ssm = parse_dtype(o.mamba_ssm_dtype, "--mamba-ssm-dtype");
-            const std::uint64_t conv = checked_mul(sh.conv_rows, row_bytes(Dtype::bf16, sh.conv_cols));
-            const std::uint64_t st = checked_mul(checked_mul(sh.ssm_a, sh.ssm_b), row_bytes(ssm, sh.ssm_c));
-            per_req = checked_add(per_req, checked_add(conv, st), "SGLang mamba_cache_per_req");
+            const StateBytes sb = state_bytes(l.cache, StateOptions{Dtype::bf16, ssm, o.tp_size, 0});
+            per_req = checked_add(per_req, sb.total_bytes(), "SGLang mamba_cache_per_req");
+          } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
+            // reads another layer's cache / holds none
+          } else {
+            static_assert(unhandled_kind<T>, "SGLang: a layer kind without a cache rule");
           }
         },
         l.cache);

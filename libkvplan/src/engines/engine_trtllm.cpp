@@ -55,16 +55,19 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
           if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
                         std::is_same_v<T, ChunkedAttention>) {
             // The estimator's integer h * Hkv // tp (not the one replicated head when tp > Hkv).
-            const std::uint64_t elems = checked_mul(c.k_head_dim, c.kv_heads) / tp;
-            const std::uint64_t velems = checked_mul(c.v_head_dim, c.kv_heads) / tp;
-            attn.push_back({checked_add(row_bytes(kvd, elems), row_bytes(kvd, velems))});
+            attn.push_back({attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, kvd, kvd, tp, HeadSplit::flat_row)
+                                .total_bytes()});
           } else if constexpr (std::is_same_v<T, Mla>) {
-            attn.push_back({row_bytes(kvd, checked_add(c.kv_lora_rank, c.rope_dim))});
+            attn.push_back({mla_row_bytes(c, kvd, /*with_indexer=*/false)});
           } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
-            const StateShape sh = state_shape(l.cache, o.tp_size);
-            conv_state = checked_add(conv_state, checked_mul(sh.conv_rows, row_bytes(serving_dtype(m), sh.conv_cols)));
-            ssm_state = checked_add(ssm_state, checked_mul(checked_mul(sh.ssm_a, sh.ssm_b), row_bytes(ssm_dt, sh.ssm_c)));
+            const StateBytes sb = state_bytes(l.cache, StateOptions{serving_dtype(m), ssm_dt, o.tp_size, 0});
+            conv_state = checked_add(conv_state, sb.conv_bytes);
+            ssm_state = checked_add(ssm_state, sb.ssm_bytes);
+          } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
+            // reads another layer's cache / holds none
+          } else {
+            static_assert(unhandled_kind<T>, "TensorRT-LLM: a layer kind without a cache rule");
           }
         },
         l.cache);

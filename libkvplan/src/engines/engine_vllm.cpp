@@ -206,10 +206,8 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
           using T = std::decay_t<decltype(k)>;
           if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
                         std::is_same_v<T, ChunkedAttention>) {
-            const std::uint64_t h = kv_heads_per_rank(k.kv_heads, tp);
-            r.kv_heads_per_rank = h;
-            s.token_bytes = checked_mul(h, checked_add(row_bytes(kvd, k.k_head_dim), row_bytes(kvd, k.v_head_dim)),
-                                        "vLLM bytes per token");
+            r.kv_heads_per_rank = kv_heads_per_rank(k.kv_heads, tp);
+            s.token_bytes = attention_row_bytes(k.kv_heads, k.k_head_dim, k.v_head_dim, kvd, kvd, tp).total_bytes();
             if constexpr (std::is_same_v<T, SlidingAttention>) {
               s.type = SpecType::sliding;
               s.window = k.window;
@@ -223,26 +221,23 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
           } else if constexpr (std::is_same_v<T, Mla>) {
             s.type = SpecType::mla;
             r.kv_heads_per_rank = 1;
-            s.token_bytes = ds_mla ? 656 : row_bytes(kvd, checked_add(k.kv_lora_rank, k.rope_dim));
+            s.token_bytes = ds_mla ? 656 : mla_row_bytes(k, kvd, /*with_indexer=*/false);
           } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             s.type = SpecType::mamba;
-            const StateShape sh = state_shape(l.cache, tp);
-            std::uint64_t rows = sh.conv_rows;
+            // Speculative tokens add conv rows to Mamba-2 and to convolved linear attention.
             bool spec_rows = false;
             if constexpr (std::is_same_v<T, Mamba>) spec_rows = k.version == 2;
             if constexpr (std::is_same_v<T, LinearAttention>) spec_rows = k.conv_kernel > 0;
-            if (spec_rows) rows = checked_add(rows, c.spec_tokens);
             Dtype ssm_dt = ssm_default;
             if constexpr (std::is_same_v<T, LinearAttention>)
               if (k.variant == LinearAttention::Variant::kda && o.mamba_ssm_cache_dtype == "auto") ssm_dt = Dtype::fp32;
             if (o.mamba_ssm_cache_dtype != "auto") ssm_dt = parse_dtype(o.mamba_ssm_cache_dtype, "--mamba-ssm-cache-dtype");
-            const std::uint64_t conv = checked_mul(rows, row_bytes(conv_dt, sh.conv_cols), "vLLM Mamba page");
-            const std::uint64_t ssm = checked_mul(checked_mul(sh.ssm_a, sh.ssm_b, "vLLM Mamba page"),
-                                                  row_bytes(ssm_dt, sh.ssm_c), "vLLM Mamba page");
-            s.page = checked_add(conv, ssm, "vLLM Mamba page");
+            s.page = state_bytes(l.cache, StateOptions{conv_dt, ssm_dt, tp, spec_rows ? c.spec_tokens : 0}).total_bytes();
+          } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
+            keep = false;  // no spec of their own
           } else {
-            keep = false;  // shared_kv, none: no spec of their own
+            static_assert(unhandled_kind<T>, "vLLM: a layer kind without a KV cache spec");
           }
         },
         l.cache);

@@ -385,19 +385,29 @@ double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
 AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& l) {
   double dims = 0;
   std::uint64_t cap = kNoCap;
-  if (const auto* f = std::get_if<FullAttention>(&l.cache)) {
-    dims = static_cast<double>(f->k_head_dim + f->v_head_dim);
-  } else if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) {
-    dims = static_cast<double>(s->k_head_dim + s->v_head_dim);
-    cap = s->window;
-  } else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) {
-    dims = static_cast<double>(c->k_head_dim + c->v_head_dim);
-    cap = c->chunk;
-  } else if (std::holds_alternative<Mla>(l.cache)) {
-    dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
-  } else if (std::holds_alternative<SharedKv>(l.cache)) {
-    if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
-  }
+  std::visit(
+      [&](const auto& k) {
+        using T = std::decay_t<decltype(k)>;
+        if constexpr (std::is_same_v<T, FullAttention>) {
+          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
+        } else if constexpr (std::is_same_v<T, SlidingAttention>) {
+          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
+          cap = k.window;
+        } else if constexpr (std::is_same_v<T, ChunkedAttention>) {
+          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
+          cap = k.chunk;
+        } else if constexpr (std::is_same_v<T, Mla>) {
+          dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
+        } else if constexpr (std::is_same_v<T, SharedKv>) {
+          if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
+        } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+                             std::is_same_v<T, ShortConv> || std::is_same_v<T, NoCache>) {
+          // no attention scores: the linear FLOPs cover them
+        } else {
+          static_assert(unhandled_kind<T>, "planner: a layer kind without an attention FLOPs rule");
+        }
+      },
+      l.cache);
   if (dims <= 0) return {};
   const double heads = static_cast<double>(m.dims.num_attention_heads);
   return {2.0 * heads * dims, cap};
