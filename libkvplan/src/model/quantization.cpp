@@ -164,7 +164,14 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
   const Dtype md = m.dtype;
   const std::string& k = wq.method;
   if (k == "fp8") {
-    std::string fmt = str(q, "fmt", "e4m3");
+    // fmt absent: e4m3 (transformers FineGrainedFP8Config / vLLM Fp8Config default); anything
+    // but "e4m3" or "e5m2" (null included) is an error naming the field.
+    std::string fmt = "e4m3";
+    if (auto f = q.find("fmt"); f != q.end()) {
+      if (!f->is_string() || (f->get<std::string>() != "e4m3" && f->get<std::string>() != "e5m2"))
+        c.fail_at(ptr + "/fmt", "\"e4m3\" or \"e5m2\" (or no fmt: e4m3)", f->dump());
+      fmt = f->get<std::string>();
+    }
     wq.dtype = fmt == "e5m2" ? Dtype::fp8_e5m2 : Dtype::fp8_e4m3;
     if (q.contains("weight_block_size") && !q["weight_block_size"].is_null()) {
       const auto& b = q["weight_block_size"];

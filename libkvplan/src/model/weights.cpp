@@ -53,6 +53,19 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
 
 WeightBytes weight_bytes(const ModelSpec& m, std::optional<Dtype> override_dtype) {
   WeightBytes w = rule_weight_bytes(m, override_dtype);
+  // The config rule cannot price them: no inventory, or (in the checkpoint's own format) a
+  // quantization_config kvplan could not read. A dtype override needs only the inventory.
+  std::string unknown;
+  if (m.params.tensors.empty())
+    unknown = m.params.unknown_reason.empty() ? "no parameter count for model_type " + m.model_type : m.params.unknown_reason;
+  else if (!override_dtype && !m.params.unknown_reason.empty())
+    unknown = m.params.unknown_reason;
+  if (!unknown.empty() && (override_dtype || !m.checkpoint_weights)) {
+    WeightBytes none;
+    none.unknown = std::move(unknown);
+    none.scheme = "unknown";
+    return none;
+  }
   if (override_dtype || !m.checkpoint_weights) return w;
   const CheckpointWeights& cw = *m.checkpoint_weights;
   // The rule's active share, applied to the exact total (the headers say what is stored, not
