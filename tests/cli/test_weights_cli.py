@@ -70,7 +70,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("plan", bare, "--gpu", "H100", "--assume", "dense", "--weights", "1GB", "--json")
     check("plan with --weights runs", r.returncode == 0 and json.loads(r.stdout)["per_gpu"]["weights_bytes"] == 10**9,
           (r.returncode, r.stderr))
-    r = run("size", bare, "--assume", "dense", "--context", "1", "--json")
+    r = run("size", bare, "--assume", "dense", "--tokens", "1", "--json")
     check("size needs no weights", r.returncode == 0 and json.loads(r.stdout)["total_bytes"] == 2 * 2 * 4 * 16 * 2,
           (r.returncode, r.stdout[:300], r.stderr))
 
@@ -86,10 +86,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # fmt: null is an error naming the field, only where weights are needed.
     bad = dict(DEVSTRAL_FP8, fmt=None)
     badp = write(tmp, "fmt_null.json", dict(MISTRAL, quantization_config=bad))
-    r_ok = run("size", os.path.join(SRC, "model_configs", "mistralai__Mistral-7B-v0.1.json"), "--context", "4k", "--json")
-    r = run("size", badp, "--context", "4k", "--json")
+    r_ok = run("size", os.path.join(SRC, "model_configs", "mistralai__Mistral-7B-v0.1.json"), "--tokens", "1000", "--json")
+    r = run("size", badp, "--tokens", "1000", "--json")
     check("size answers despite fmt: null", r.returncode == 0 and r_ok.returncode == 0 and
-          json.loads(r.stdout)["total_bytes"] == json.loads(r_ok.stdout)["total_bytes"] == 32 * 2 * 1024 * 2 * 4096,
+          json.loads(r.stdout)["total_bytes"] == json.loads(r_ok.stdout)["total_bytes"] == 32 * 2 * 1024 * 2 * 1000,
           (r.returncode, r.stderr))
     r = run("inspect", badp)
     check("inspect answers despite fmt: null", r.returncode == 0 and "32" in r.stdout, (r.returncode, r.stderr))

@@ -266,7 +266,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
         c.source(), c.model_type(), ptr + "/quant_method",
         "quantisation method \"" + k +
             "\" is not priced by kvplan (known: fp8, fbgemm_fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, "
-            "modelopt, mlx, hqq); pass --weight-dtype or --weights-bytes to size the weights");
+            "modelopt, mlx, hqq); pass --weight-dtype or --weights to size the weights");
   }
   not_converted(q, {"modules_to_not_convert", "ignored_layers", "ignore"}, wq);
   m.quantization = std::move(wq);
