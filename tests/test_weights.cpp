@@ -246,8 +246,9 @@ BOOST_AUTO_TEST_CASE(malformed_quantization_config_never_blocks_the_cache) {
   BOOST_TEST(kvplan::cache_size(m, kvplan::Workload{}).bytes_per_token ==
              kvplan::cache_size(plain, kvplan::Workload{}).bytes_per_token);
   BOOST_TEST(!m.quantization.has_value());
-  BOOST_TEST(m.params.unknown_reason == "config.json (/quantization_config/fmt): expected \"e4m3\" or \"e5m2\" (or no "
-                                        "fmt: e4m3), got null [model_type=mistral]");
+  BOOST_TEST(m.params.unknown_reason == "config.json (/quantization_config/fmt): expected an fp8 format: \"e4m3\", "
+                                        "\"e5m2\" or a torch name such as \"float8_e4m3fn\" (or no fmt: e4m3), got null "
+                                        "[model_type=mistral]");
   BOOST_TEST(m.params.total == plain.params.total);  // the inventory is still there
   auto w = weight_bytes(m);
   BOOST_TEST(w.total == 0u);
@@ -259,6 +260,8 @@ BOOST_AUTO_TEST_CASE(malformed_quantization_config_never_blocks_the_cache) {
                                                   "--weights"}));
   qc["fmt"] = "e5m2";
   BOOST_TEST((with_quantization(qc).quantization->dtype == Dtype::fp8_e5m2));
+  qc["fmt"] = "float8_e4m3fn";  // MiniMax-M2.5's spelling (bundled config)
+  BOOST_TEST((with_quantization(qc).quantization->dtype == Dtype::fp8_e4m3));
   qc["fmt"] = "e7m0";
   BOOST_TEST(with_quantization(qc).params.unknown_reason.find("got \"e7m0\"") != std::string::npos);
   // Unknown quant_method: the same path (cache answered, weights refused).

@@ -93,7 +93,7 @@ with tempfile.TemporaryDirectory() as tmp:
           (r.returncode, r.stderr))
     r = run("inspect", badp)
     check("inspect answers despite fmt: null", r.returncode == 0 and "32" in r.stdout, (r.returncode, r.stderr))
-    want = "(/quantization_config/fmt): expected \"e4m3\" or \"e5m2\" (or no fmt: e4m3), got null"
+    want = "(/quantization_config/fmt): expected an fp8 format: \"e4m3\", \"e5m2\" or a torch name such as \"float8_e4m3fn\" (or no fmt: e4m3), got null"
     for verb in (["plan", badp, "--gpu", "H100"],
                  ["sweep", badp, "--gpu", "H100", "--contexts", "4k", "--concurrency", "1"],
                  ["check", f"vllm serve {badp} --max-model-len 4096", "--gpu", "H100"]):
