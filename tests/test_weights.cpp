@@ -238,4 +238,136 @@ BOOST_AUTO_TEST_CASE(every_bundled_model_has_weights) {
   }
 }
 
+// ---- issue 12 items 5 and 6: weights are never silently zero, weight-only fields never block the cache ----
+
+namespace {
+kvplan::ModelSpec config_file(const std::string& rel) {
+  return kvplan::load_model_from_json(kvplan::test::read_json(rel).dump(), rel);
+}
+kvplan::ModelSpec with_quantization(const nlohmann::json& qc) {
+  auto cfg = kvplan::test::read_json("model_configs/mistralai__Mistral-7B-v0.1.json");
+  cfg["quantization_config"] = qc;
+  return kvplan::load_model_from_json(cfg.dump(), "config.json");
+}
+kvplan::PlanInput h100_plan() {
+  kvplan::PlanInput in;
+  in.gpu = kvplan::find_accelerator("H100");
+  in.context = 4096;
+  return in;
+}
+// Devstral Small 2's quantization_config, verbatim (tests/data/weights/README.md).
+const nlohmann::json kDevstralFp8 = {{"activation_scheme", "static"},
+                                     {"dequantize", false},
+                                     {"modules_to_not_convert", {"model.vision_tower", "model.multi_modal_projector", "lm_head"}},
+                                     {"quant_method", "fp8"},
+                                     {"weight_block_size", nullptr}};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(nemotron_3_nano_moe_layers_are_counted) {
+  // NVIDIA-Nemotron-3-Nano-30B-A3B: published 31.6B total, 3.2B active (3.6B with embeddings).
+  // Derived from its config and transformers' NemotronH modules (h = 2688, V = 131072, untied):
+  //   Mamba-2 layer: in_proj (2x4096 + 2x8x128 + 64) x h, conv (4096+2048) x 4 + bias 6144,
+  //                  dt_bias/A_log/D 3 x 64, norm 4096, out_proj h x 4096      = 38,742,208
+  //   attention:     q 4096 x h, k/v 2 x 256 x h, o h x 4096                    = 22,396,352
+  //   MoE layer:     router 128 x h + bias 128, 128 experts x (up + down 1856 x h),
+  //                  shared expert up + down 3712 x h                          = 1,297,465,472
+  //   + 53 RMSNorms of h + embedding and head 2 x V x h.
+  const u64 h = 2688, V = 131072;
+  const u64 mamba = 10304 * h + 6144 * 4 + 6144 + 3 * 64 + 4096 + h * 4096;
+  const u64 attn = 4096 * h + 2 * 256 * h + h * 4096;
+  const u64 moe = 128 * h + 128 + 128 * 2 * 1856 * h + 2 * 3712 * h;
+  const u64 total = 2 * V * h + 23 * mamba + 6 * attn + 23 * moe + 53 * h;
+  BOOST_TEST(mamba == 38'742'208u);
+  BOOST_TEST(moe == 1'297'465'472u);
+  BOOST_TEST(total == 31'577'940'288u);
+  auto m = config_file("tests/data/weights/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json");
+  BOOST_TEST(m.params.unknown_reason.empty());
+  BOOST_TEST(m.params.total == total);
+  BOOST_TEST(m.params.total > 31.4e9);  // 31.6B published, within 0.1 %
+  BOOST_TEST(m.params.total < 31.7e9);
+  const u64 active = total - 23 * 122 * 2 * 1856 * h;  // 6 of 128 experts per token
+  BOOST_TEST(m.params.active == active);
+  // 3,580,076,352 = "3.6B including embeddings"; without the input table (a lookup) 3.23B = "3.2B".
+  BOOST_TEST(m.params.active == 3'580'076'352u);
+  BOOST_TEST(m.params.active - m.params.embedding > 3.2e9);
+  BOOST_TEST(m.params.active - m.params.embedding < 3.25e9);
+  auto w = weight_bytes(m);
+  BOOST_TEST(w.unknown.empty());
+  BOOST_TEST(w.total == 2 * total);  // bf16
+  BOOST_TEST(w.experts == 2u * 23 * 128 * 2 * 1856 * h);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_weights_stop_plan_and_sweep) {
+  // A model_type with no parameter rule and no intermediate_size: the cache is sized, the weights
+  // are unknown, and plan/sweep ask for --weights instead of planning with 0 bytes.
+  const std::string bare = R"({"model_type": "brandnew", "hidden_size": 64, "num_attention_heads": 4,
+      "num_hidden_layers": 2, "vocab_size": 1000, "torch_dtype": "bfloat16"})";
+  kvplan::LoadOptions opts;
+  opts.assume = {"dense"};
+  auto m = kvplan::load_model_from_json(bare, "bare.json", opts);
+  BOOST_TEST(kvplan::cache_size(m, kvplan::Workload{}).bytes_per_token == 2u * 2 * 64 * 2);
+  auto w = weight_bytes(m);
+  BOOST_TEST(w.total == 0u);
+  BOOST_TEST(w.unknown.find("no parameter rule") != std::string::npos);
+  BOOST_TEST(weight_bytes(m, Dtype::fp8_e4m3).unknown == w.unknown);  // no inventory to price either
+  auto in = h100_plan();
+  BOOST_CHECK_EXCEPTION(kvplan::plan(m, in), kvplan::InputError,
+                        (kvplan::test::HasMessage{m.name + ": weight bytes unknown (", "no parameter rule",
+                                                  "give the checkpoint's size with --weights"}));
+  const std::vector<u64> contexts{4096};
+  const std::vector<u64> conc{1};
+  BOOST_CHECK_EXCEPTION(kvplan::sweep(m, in, contexts, conc), kvplan::InputError,
+                        (kvplan::test::HasMessage{"weight bytes unknown", "--weights"}));
+  // Given --weights, the plan runs with that figure.
+  in.weight_bytes = 1'000'000;
+  BOOST_TEST(kvplan::plan(m, in).per_gpu.weights_bytes == 1'000'000u);
+}
+
+BOOST_AUTO_TEST_CASE(per_tensor_fp8_is_valid) {
+  // weight_block_size null: one fp32 scale per quantised matrix. Mistral-7B: 32 layers x 7
+  // matrices of 1 B per value, embedding/head (lm_head not converted) and norms in bf16.
+  auto m = with_quantization(kDevstralFp8);
+  BOOST_TEST(m.params.unknown_reason.empty());
+  BOOST_REQUIRE(m.quantization.has_value());
+  BOOST_TEST(m.quantization->block_rows == 0u);
+  const u64 h = 4096, i = 14336, kv = 1024, V = 32000;
+  const u64 linear = 32 * (2 * h * h + 2 * kv * h + 3 * h * i);
+  const auto w = weight_bytes(m);
+  BOOST_TEST(w.total == linear + 32u * 7 * 4 + 2 * (2 * V * h + 65 * h));
+  BOOST_TEST(w.scheme == "fp8 + bf16");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_quantization_config_never_blocks_the_cache) {
+  // fmt: null (and any fmt other than e4m3/e5m2) is a ConfigError naming the field, kept for
+  // where weights are needed; the cache answer is unchanged.
+  auto qc = kDevstralFp8;
+  qc["fmt"] = nullptr;
+  auto m = with_quantization(qc);
+  const auto plain = load_model("mistralai/Mistral-7B-v0.1");
+  BOOST_TEST(kvplan::cache_size(m, kvplan::Workload{}).bytes_per_token ==
+             kvplan::cache_size(plain, kvplan::Workload{}).bytes_per_token);
+  BOOST_TEST(!m.quantization.has_value());
+  BOOST_TEST(m.params.unknown_reason == "config.json (/quantization_config/fmt): expected an fp8 format: \"e4m3\", "
+                                        "\"e5m2\" or a torch name such as \"float8_e4m3fn\" (or no fmt: e4m3), got null "
+                                        "[model_type=mistral]");
+  BOOST_TEST(m.params.total == plain.params.total);  // the inventory is still there
+  auto w = weight_bytes(m);
+  BOOST_TEST(w.total == 0u);
+  BOOST_TEST(w.unknown == m.params.unknown_reason);
+  // A dtype override needs no quantization_config: priced as usual.
+  BOOST_TEST(weight_bytes(m, Dtype::bf16).total == weight_bytes(plain, Dtype::bf16).total);
+  BOOST_CHECK_EXCEPTION(kvplan::plan(m, h100_plan()), kvplan::InputError,
+                        (kvplan::test::HasMessage{"weight bytes unknown (config.json (/quantization_config/fmt)",
+                                                  "--weights"}));
+  qc["fmt"] = "e5m2";
+  BOOST_TEST((with_quantization(qc).quantization->dtype == Dtype::fp8_e5m2));
+  qc["fmt"] = "float8_e4m3fn";  // MiniMax-M2.5's spelling (bundled config)
+  BOOST_TEST((with_quantization(qc).quantization->dtype == Dtype::fp8_e4m3));
+  qc["fmt"] = "e7m0";
+  BOOST_TEST(with_quantization(qc).params.unknown_reason.find("got \"e7m0\"") != std::string::npos);
+  // Unknown quant_method: the same path (cache answered, weights refused).
+  auto odd = with_quantization({{"quant_method", "made-up"}});
+  BOOST_TEST(odd.params.unknown_reason.find("\"made-up\" is not priced") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

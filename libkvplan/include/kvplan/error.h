@@ -53,6 +53,9 @@ class InputError : public Error {
   // "unknown model "<got>" (looked in: <looked>)[; `<fetch>` fetches its config][; did you mean <s>?]"
   static InputError unknown_model(std::string_view got, std::string_view looked, std::string_view fetch_command,
                                   std::string_view suggestion);
+  // A plan or check that needs the model's weight bytes when kvplan cannot derive them:
+  // "<model>: weight bytes unknown (<why>); give the checkpoint's size with <option>"
+  static InputError unknown_weights(std::string_view model, std::string_view why, std::string_view option);
 };
 
 // A binary checkpoint header (safetensors, GGUF) that is malformed, truncated or declares more

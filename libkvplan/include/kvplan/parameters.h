@@ -48,6 +48,10 @@ struct ParameterCounts {
   std::uint64_t active = 0;          // parameters used per token (routed experts: top-k only)
   std::uint64_t total_without_embeddings() const { return total - embedding; }
   std::vector<std::string> notes;    // how the count was derived where it is an estimate
+  // Why the weights cannot be priced from the config (no parameter rule, or a malformed
+  // weight-only field such as quantization_config); empty when they can. The cache answer never
+  // depends on it: plan, sweep and check refuse to run without --weights while it is set.
+  std::string unknown_reason;
   std::vector<WeightTensor> tensors; // the inventory the counts (and weight_bytes) are built from
 };
 

@@ -343,7 +343,9 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     wb.total = wb.non_experts = wb.active = *o.weight_bytes;
     wb.experts = 0;
     wb.scheme = wb.source = "given (--weights)";
+    wb.unknown.clear();
   }
+  if (!wb.unknown.empty()) throw InputError::unknown_weights(m.name, wb.unknown, "--weights");
   const bool blackwell = is_blackwell(acc);
 
   // The engine's own measurements, when a start-up log is given.
@@ -462,6 +464,8 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         } else if (sc.contains("model") && sc["model"].is_string()) {
           // A draft model (EAGLE head or a small model): its own weights, and its layers' KV in the pool.
           const ModelSpec draft = load_model(sc["model"].get<std::string>());
+          if (const WeightBytes dw = weight_bytes(draft); !dw.unknown.empty())
+            throw InputError::unknown_weights(draft.name + " (the speculative draft model)", dw.unknown, "--weights");
           weights_per_gpu = checked_add(weights_per_gpu, ceil_div(weight_bytes(draft).total, tp));
           draft_layers = method.find("eagle") != std::string::npos ? 1 : draft.layers.size();
           r.notes.push_back("speculative draft " + draft.name + ": weights " + format_gib(ceil_div(weight_bytes(draft).total, tp)) +

@@ -323,19 +323,29 @@ void read_quantization(const ConfigView& c, ModelSpec& m) {
 
 void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) {
   m.params = ParameterCounts{};
-  read_quantization(cfg, m);
+  // Weight-only fields never fail the load (the cache mapping already succeeded): a malformed
+  // quantization_config or a count that cannot be made leaves the reason in unknown_reason, and
+  // plan, sweep and check ask for --weights while it is set.
+  try {
+    read_quantization(cfg, m);
+  } catch (const Error& e) {
+    m.quantization.reset();
+    m.params.unknown_reason = e.what();
+  }
   Inventory inv;
   ParamCtx x{cfg, m, inv};
   try {
     if (family && family->count_params) family->count_params(x);
     else generic_decoder(x);
   } catch (const Error& e) {
-    // A count is never worth failing the load (the cache mapping already succeeded).
     m.params.tensors.clear();
     m.params.notes.push_back(std::string("parameter count unavailable: ") + e.what());
+    if (m.params.unknown_reason.empty()) m.params.unknown_reason = e.what();
     return;
   }
   m.params.tensors = inv.take();
+  if (m.params.tensors.empty() && m.params.unknown_reason.empty())
+    m.params.unknown_reason = "model_type " + m.model_type + ": kvplan has no parameter rule for this family";
   sum_up(m);
 }
 

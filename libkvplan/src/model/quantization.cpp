@@ -169,8 +169,18 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
   const Dtype md = m.dtype;
   const std::string& k = wq.method;
   if (k == "fp8") {
-    std::string fmt = str(q, "fmt", "e4m3");
-    wq.dtype = fmt == "e5m2" ? Dtype::fp8_e5m2 : Dtype::fp8_e4m3;
+    // fmt absent: e4m3 (transformers FineGrainedFP8Config / vLLM Fp8Config default). DeepSeek and
+    // MiMo write "e4m3", MiniMax-M2.x the torch name "float8_e4m3fn"; anything else (null
+    // included) is an error naming the field.
+    bool e5m2 = false;
+    if (auto f = q.find("fmt"); f != q.end()) {
+      const std::string v = f->is_string() ? f->get<std::string>() : "";
+      e5m2 = v == "e5m2" || v == "float8_e5m2" || v == "float8_e5m2fnuz";
+      if (!e5m2 && v != "e4m3" && v != "float8_e4m3fn" && v != "float8_e4m3fnuz")
+        c.fail_at(ptr + "/fmt", "an fp8 format: \"e4m3\", \"e5m2\" or a torch name such as \"float8_e4m3fn\" (or no fmt: e4m3)",
+                  f->dump());
+    }
+    wq.dtype = e5m2 ? Dtype::fp8_e5m2 : Dtype::fp8_e4m3;
     if (q.contains("weight_block_size") && !q["weight_block_size"].is_null()) {
       const auto& b = q["weight_block_size"];
       if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
@@ -264,7 +274,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
         c.source(), c.model_type(), ptr + "/quant_method",
         "quantisation method \"" + k +
             "\" is not priced by kvplan (known: fp8, fbgemm_fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, "
-            "modelopt, mlx, hqq); pass --weight-dtype or --weights-bytes to size the weights");
+            "modelopt, mlx, hqq); pass --weight-dtype or --weights to size the weights");
   }
   not_converted(q, {"modules_to_not_convert", "ignored_layers", "ignore"}, wq);
   m.quantization = std::move(wq);

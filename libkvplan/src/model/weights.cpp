@@ -84,6 +84,19 @@ std::vector<std::string> weight_preset_names() {
 WeightBytes weight_bytes(const ModelSpec& m, std::optional<WeightFormat> override_format) {
   std::optional<WeightQuantization> preset;
   std::optional<Dtype> override_dtype;
+  // The config rule cannot price them: no inventory, or (in the checkpoint's own format) a
+  // quantization_config kvplan could not read. A dtype or preset override needs only the inventory.
+  std::string unknown;
+  if (m.params.tensors.empty())
+    unknown = m.params.unknown_reason.empty() ? "no parameter count for model_type " + m.model_type : m.params.unknown_reason;
+  else if (!override_format && !m.params.unknown_reason.empty())
+    unknown = m.params.unknown_reason;
+  if (!unknown.empty() && (override_format || !m.checkpoint_weights)) {
+    WeightBytes none;
+    none.unknown = std::move(unknown);
+    none.scheme = "unknown";
+    return none;
+  }
   if (override_format && !override_format->preset.empty()) preset = detail::weight_preset(override_format->preset, m);
   else if (override_format) override_dtype = override_format->dtype;
   WeightBytes w = rule_weight_bytes(m, override_dtype, preset ? &*preset : nullptr);

@@ -165,6 +165,7 @@ WeightsInfo weights_of(const ModelSpec& m, const PlanInput& in) {
     return w;
   }
   const WeightBytes wb = weight_bytes(m, in.weight_dtype);
+  if (!wb.unknown.empty()) throw InputError::unknown_weights(m.name, wb.unknown, "--weights");
   w.total = wb.total;
   w.experts = wb.experts;
   w.non_experts = wb.non_experts;

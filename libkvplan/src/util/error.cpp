@@ -85,6 +85,11 @@ InputError InputError::unknown_model(std::string_view got, std::string_view look
                          suggestion, suggestion.empty() ? "" : "?"}));
 }
 
+InputError InputError::unknown_weights(std::string_view model, std::string_view why, std::string_view option) {
+  return InputError(cat({model, ": weight bytes unknown (", why, "); give the checkpoint's size with ", option,
+                         " (e.g. ", option, " 60GB)"}));
+}
+
 FormatError FormatError::at(std::string_view file, std::string_view format, std::uint64_t offset,
                             std::string_view what) {
   return FormatError(cat({file, ": ", format, " header at byte ", std::to_string(offset), ": ", what}));

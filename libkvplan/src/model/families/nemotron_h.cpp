@@ -35,6 +35,34 @@ void map_nemotron_h(const LoadCtx& x) {
   }
 }
 
+// An 'E' layer (transformers NemotronHMoE, vLLM nemotron_h.py NemotronHMoE): a sigmoid router
+// (gate.weight E x h plus e_score_correction_bias), E routed two-matrix relu2 experts (up_proj,
+// down_proj of moe_intermediate_size), one shared expert of moe_shared_expert_intermediate_size x
+// n_shared_experts, and with moe_latent_size (Nemotron 3 Super) the experts work in a latent width
+// reached through fc1_latent_proj / fc2_latent_proj.
+void moe_layer(const ParamCtx& x, const std::string& p, bool mlp_bias) {
+  const auto& c = x.c;
+  const u64 h = x.h();
+  const u64 experts = c.uint("n_routed_experts").value_or(0);
+  if (experts == 0) c.fail("n_routed_experts", "a positive number of routed experts (the pattern has E layers)", nullptr);
+  const u64 k = top_k(x);
+  const auto expert_i = c.uint("moe_intermediate_size");
+  if (!expert_i || *expert_i == 0) c.fail("moe_intermediate_size", "a positive expert width (the pattern has E layers)", nullptr);
+  const u64 latent = c.uint("moe_latent_size").value_or(0);
+  const u64 in = latent ? latent : h;
+  x.inv.linear(C::moe_router, p + "gate", experts, h);
+  x.inv.vec(C::moe_router, p + "gate.e_score_correction_bias", experts);
+  x.inv.linear(C::moe_routed, p + "experts.*.up_proj", *expert_i, in, mlp_bias, experts, k);
+  x.inv.linear(C::moe_routed, p + "experts.*.down_proj", in, *expert_i, mlp_bias, experts, k);
+  const u64 shared = checked_mul(c.uint("moe_shared_expert_intermediate_size").value_or(0),
+                                 c.uint("n_shared_experts").value_or(1), "shared expert width");
+  if (shared) plain_mlp(x.inv, C::moe_shared, p + "shared_experts.", h, shared, mlp_bias, "up_proj", "down_proj");
+  if (latent) {
+    x.inv.linear(C::other, p + "fc1_latent_proj", latent, h, mlp_bias);
+    x.inv.linear(C::other, p + "fc2_latent_proj", h, latent, mlp_bias);
+  }
+}
+
 void count_nemotron_h(const ParamCtx& x) {
   const auto& c = x.c;
   const u64 h = x.h();
@@ -54,6 +82,8 @@ void count_nemotron_h(const ParamCtx& x) {
       attention(x.inv, p + "mixer.", h, x.heads(), x.attn(i), as);
     } else if (kind == '-') {
       plain_mlp(x.inv, C::mlp_dense, p + "mixer.", h, x.m.dims.intermediate_size, mlp_bias, "up_proj", "down_proj");
+    } else if (kind == 'E') {
+      moe_layer(x, p + "mixer.", mlp_bias);
     } else {
       throw UnsupportedArchitecture::field(c.source(), x.m.model_type, c.pointer("hybrid_override_pattern"),
                                            "kvplan has no parameter rule for layer kind '" + std::string(1, kind) + "'");
