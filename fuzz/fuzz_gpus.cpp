@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (a.name.empty() || a.memory_bytes == 0 || a.memory_marketing_bytes == 0) __builtin_trap();
-  if (!(a.bandwidth_bytes_per_s > 0) || !std::isfinite(a.bandwidth_bytes_per_s)) __builtin_trap();
+  // Bandwidth is optional (0: not known, the plan then has no decode-speed figures), never negative or infinite.
+  if (!(a.bandwidth_bytes_per_s >= 0) || !std::isfinite(a.bandwidth_bytes_per_s)) __builtin_trap();
   if (!finite_nonneg(a.bf16_flops) || !finite_nonneg(a.fp8_flops) || !finite_nonneg(a.interconnect_bytes_per_s))
     __builtin_trap();
   (void)kvplan::to_json(a).dump();
