@@ -4,6 +4,7 @@
 
 #include "helpers.h"
 #include "kvplan/check.h"
+#include "kvplan/gguf.h"
 #include "kvplan/hardware.h"
 
 using namespace kvplan;
@@ -42,6 +43,47 @@ BOOST_AUTO_TEST_CASE(check_parsers) {
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(yaml_leading_flow_indicator) {
+  // yaml-cpp 0.7 looped forever, allocating, on a document that starts with ',' (jbeder/yaml-cpp#1040):
+  // the fuzz smoke's timeouts in fuzz_check and fuzz_verdict. Now an error naming the file and line.
+  BOOST_CHECK_EXCEPTION(parse_deployment(",", "d.yaml"), DeploymentError, test::HasMessage({"d.yaml", "not valid YAML", "\",\""}));
+  BOOST_CHECK_EXCEPTION(parse_deployment("a: 1\n---\n, b", "d.yaml"), DeploymentError,
+                        test::HasMessage({"d.yaml (line 3)", "not valid YAML"}));
+  // Flow collections and quoted commas still read.
+  const auto d = parse_deployment(
+      "services: {vllm: {image: vllm/vllm-openai, command: [--model, Qwen/Qwen3-8B, --served-model-name, \"a,b\"]}}\n",
+      "d.yaml");
+  BOOST_TEST(d.resource == "compose service vllm");
+  BOOST_TEST((std::find(d.args.begin(), d.args.end(), "a,b") != d.args.end()));
+}
+
+BOOST_AUTO_TEST_CASE(gguf_headers) {
+  auto cases = inputs("fuzz_gguf");
+  BOOST_TEST(cases.size() >= 1u);
+  for (const auto& [name, bytes] : cases) {
+    BOOST_TEST_CONTEXT(name) {
+      try {
+        std::istringstream in(bytes);
+        GgufLimits lim;
+        lim.max_string_bytes = 1u << 16;
+        lim.max_array = 1u << 16;
+        const auto h = read_gguf_header(in, bytes.size(), "fuzz.gguf", lim);
+        (void)load_model_from_json(gguf_to_config(h, "fuzz.gguf").dump(), "fuzz.gguf");
+      } catch (const Error& e) {
+        BOOST_TEST(std::string(e.what()).find("fuzz.gguf") != std::string::npos);
+      }
+    }
+  }
+  // llama.block_count = 536,871,424 sized a per-layer vector of that many entries (4 GiB) before
+  // any check: the fuzz smoke's out-of-memory. Now refused with the loader's layer cap.
+  const auto it = std::find_if(cases.begin(), cases.end(), [](const auto& c) { return c.first == "block-count-536M-oom.gguf"; });
+  BOOST_REQUIRE(it != cases.end());
+  std::istringstream in(it->second);
+  const auto h = read_gguf_header(in, it->second.size(), "fuzz.gguf");
+  BOOST_CHECK_EXCEPTION(gguf_to_config(h, "fuzz.gguf"), ConfigError,
+                        test::HasMessage({"fuzz.gguf", "llama.block_count", "at most 16384"}));
 }
 
 BOOST_AUTO_TEST_CASE(config_parser) {

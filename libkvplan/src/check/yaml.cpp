@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
+#include <sstream>
 
 #include "kvplan/check.h"
 #include "kvplan/error.h"
 
 #ifdef KVPLAN_HAVE_YAML
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 #endif
 
@@ -111,6 +114,45 @@ struct Converter {
   }
 };
 
+// yaml-cpp 0.7's LoadAll never returns (and allocates without bound) on a stream where a document
+// starts on a token no node can begin with, e.g. a ',' outside [ ] or { }: the parser reports a
+// null document there without consuming the token, again and again (jbeder/yaml-cpp#1040, fixed
+// upstream by #1319 after 0.8.0). An event pass first finds a document that starts where the last
+// one did.
+class ProgressProbe : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> start;
+  void OnDocumentStart(const YAML::Mark& m) override { start = m; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+void refuse_stuck_streams(const std::string& text, std::string_view source) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  ProgressProbe probe;
+  std::optional<int> last_pos;
+  std::uint64_t documents = 0;
+  while (parser.HandleNextDocument(probe)) {
+    const int pos = probe.start ? probe.start->pos : -1;
+    // Every real document consumes at least one byte, so more documents than bytes is the loop too.
+    if ((last_pos && pos == *last_pos) || ++documents > text.size() + 1) {
+      const std::uint64_t line = probe.start ? static_cast<std::uint64_t>(probe.start->line) + 1 : 0;
+      const std::size_t at = pos >= 0 ? static_cast<std::size_t>(pos) : text.size();
+      throw DeploymentError::at(source, line,
+                                "not valid YAML: no value can start with \"" + text.substr(at, 1) +
+                                    "\" here (a ',' or other indicator outside [ ] or { } must be quoted)");
+    }
+    last_pos = pos;
+  }
+}
+
 }  // namespace
 
 std::vector<YamlDocument> parse_yaml_documents(std::string_view text, std::string_view source) {
@@ -118,8 +160,10 @@ std::vector<YamlDocument> parse_yaml_documents(std::string_view text, std::strin
     throw DeploymentError::at(source, 0, "YAML text of " + std::to_string(text.size()) + " bytes (at most " +
                                              std::to_string(kMaxDeploymentFileBytes) + ")");
   std::vector<YAML::Node> nodes;
+  const std::string owned(text);
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    refuse_stuck_streams(owned, source);
+    nodes = YAML::LoadAll(owned);
   } catch (const YAML::Exception& e) {
     const std::uint64_t line = e.mark.is_null() ? 0 : static_cast<std::uint64_t>(e.mark.line) + 1;
     throw DeploymentError::at(source, line, "not valid YAML: " + e.msg);

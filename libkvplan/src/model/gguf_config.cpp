@@ -11,6 +11,7 @@
 
 #include "kvplan/error.h"
 #include "kvplan/gguf.h"
+#include "kvplan/model.h"
 
 namespace kvplan {
 
@@ -98,6 +99,8 @@ json gguf_to_config(const GgufHeader& h, std::string_view source) {
   c["model_type"] = mt->second;
   c["torch_dtype"] = "float16";  // GGUF names no serving dtype; f16 is llama.cpp's default cache type
   const u64 n = m.require("block_count");
+  // Checked before any per-layer vector is sized by it (the loader applies the same cap).
+  if (n > kMaxLayers) m.bad("block_count", "a layer count of at most " + std::to_string(kMaxLayers));
   c["num_hidden_layers"] = n;
   if (auto v = m.uint("embedding_length")) c["hidden_size"] = *v;
   if (auto v = m.uint("context_length")) c["max_position_embeddings"] = *v;

@@ -141,7 +141,11 @@ ModelSpec load_model_from_json(std::string_view json_text, std::string_view sour
     m.architecture = cfg.root()["architectures"][0].get<std::string>();
   // A config without a family of its own is read by the general layer_types rule, or as plain
   // attention under --assume dense; this record stands for "no family".
-  static const detail::Family kNoFamily{"(none)", {}, nullptr, nullptr};
+  static const detail::Family kNoFamily = [] {
+    detail::Family f;
+    f.name = "(none)";
+    return f;
+  }();
   const detail::Family* family = detail::find_family(m.model_type);
   Ctx x{cfg, m, opts, family ? *family : kNoFamily};
   read_dtypes(x);

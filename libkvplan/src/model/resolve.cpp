@@ -209,7 +209,7 @@ ResolvedModel from_ollama(std::string_view spec, std::vector<std::string>& looke
         hex.empty())
       throw ConfigError::field(manifest.string(), "/layers/digest", "\"sha256:<hex>\"", "\"" + digest + "\"", "");
     const std::string algo = digest.substr(0, colon);
-    for (const fs::path blob : {store / "blobs" / (algo + "-" + hex), store / "blobs" / (algo + ":" + hex)}) {
+    for (const fs::path& blob : {store / "blobs" / (algo + "-" + hex), store / "blobs" / (algo + ":" + hex)}) {
       if (is_file(blob)) {
         ResolvedModel r;
         r.how = "ollama";
