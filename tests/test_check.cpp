@@ -190,8 +190,10 @@ BOOST_AUTO_TEST_CASE(engine_startup_validation) {
     BOOST_TEST(r.reasons.at(0).find("does not divide the model's 32 attention heads") != std::string::npos);
   }
   // Qwen2.5-7B-Instruct (config.json: 28 attention heads, 4 KV heads): tp 7 divides the heads but
-  // neither 4 / 7 nor 7 / 4 is whole, which vLLM's and SGLang's QKVParallelLinear refuse (divide()).
-  for (const char* cmd : {"vllm serve Qwen/Qwen2.5-7B-Instruct -tp 7", "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 7"}) {
+  // neither 4 / 7 nor 7 / 4 is whole, which vLLM's and SGLang's QKVParallelLinear refuse (divide())
+  // and TensorRT-LLM's weight loader asserts (duplicate_kv_weight): a PASS here was a wrong PASS.
+  for (const char* cmd : {"vllm serve Qwen/Qwen2.5-7B-Instruct -tp 7", "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 7",
+                          "trtllm-serve Qwen/Qwen2.5-7B-Instruct --tp_size 7"}) {
     auto r = run(cmd, "H100", 7);
     BOOST_TEST_INFO(cmd);
     BOOST_TEST(!r.passed);
@@ -201,6 +203,7 @@ BOOST_AUTO_TEST_CASE(engine_startup_validation) {
   // tp 4 splits the 4 KV heads; tp 16 on Llama-3.1-70B (64 heads, 8 KV heads) replicates each twice.
   BOOST_TEST(run("vllm serve Qwen/Qwen2.5-7B-Instruct -tp 4 --max-model-len 32768", "H100", 4).starts);
   BOOST_TEST(run("vllm serve meta-llama/Llama-3.1-70B -tp 16 --max-model-len 32768", "H100", 16).starts);
+  BOOST_TEST(run("trtllm-serve meta-llama/Llama-3.1-70B --tp_size 16 --max_seq_len 32768", "H100", 16).starts);
   // max_position_embeddings of Llama-3.1-8B is 131,072.
   auto longer = run("vllm serve meta-llama/Llama-3.1-8B --max-model-len 200000");
   BOOST_TEST(!longer.passed);

@@ -158,7 +158,9 @@ std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_
   // vLLM's QKVParallelLinear (vllm/model_executor/layers/linear.py, copied by SGLang's
   // python/sglang/srt/layers/linear.py) splits the KV heads over tp with divide(): kv heads
   // divisible by tp, or tp divisible by kv heads when each head is replicated (tp > kv heads).
-  if (d.engine == EngineKind::vllm || d.engine == EngineKind::sglang) {
+  // TensorRT-LLM's PyTorch backend asserts the same when it loads the K/V weights
+  // (duplicate_kv_weight in tensorrt_llm/_torch/models/modeling_utils.py).
+  if (d.engine == EngineKind::vllm || d.engine == EngineKind::sglang || d.engine == EngineKind::trtllm) {
     for (const auto& l : m.layers) {
       std::uint64_t kv = 0;
       if (const auto* f = std::get_if<FullAttention>(&l.cache)) kv = f->kv_heads;
