@@ -59,6 +59,14 @@ BOOST_AUTO_TEST_CASE(yaml_leading_flow_indicator) {
   BOOST_TEST((std::find(d.args.begin(), d.args.end(), "a,b") != d.args.end()));
 }
 
+BOOST_AUTO_TEST_CASE(manifest_fields_of_any_type) {
+  // `kind:` alone is null, and nlohmann's value("kind", "") threw a type_error out of parse_deployment
+  // (the 10-minute fuzz_check run's crash). A field of another type is read as absent.
+  BOOST_CHECK_EXCEPTION(parse_deployment("naency: \r6\nnamcy: \r2\nkind:", "d.yaml"), DeploymentError,
+                        test::HasMessage({"d.yaml", "no container runs an engine"}));
+  BOOST_CHECK_EXCEPTION(parse_deployment("kind: 5\nmetadata: [1]\n", "d.yaml"), DeploymentError, test::HasMessage({"d.yaml"}));
+}
+
 BOOST_AUTO_TEST_CASE(gguf_headers) {
   auto cases = inputs("fuzz_gguf");
   BOOST_TEST(cases.size() >= 1u);

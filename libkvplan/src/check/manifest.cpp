@@ -31,6 +31,14 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+// A string field of an object; "" when absent, null, another type, or when `j` is no object
+// (manifests put anything anywhere: `kind:` alone is null).
+std::string text_of(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string scalar_string(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
@@ -178,7 +186,7 @@ std::string gpu_from_pod_spec(const json& spec, std::string_view where, std::vec
       const json* exprs = at(t, {"matchExpressions"});
       if (!exprs || !exprs->is_array()) continue;
       for (const auto& e : *exprs)
-        if (e.value("key", "") == "nvidia.com/gpu.product" && e.value("operator", "") == "In" && e.contains("values") && e["values"].is_array())
+        if (text_of(e, "key") == "nvidia.com/gpu.product" && text_of(e, "operator") == "In" && e.contains("values") && e["values"].is_array())
           for (const auto& v : e["values"])
             if (v.is_string()) labels.push_back(v.get<std::string>());
     }
@@ -283,7 +291,7 @@ std::optional<Deployment> container_deployment(const std::vector<std::string>& c
 void add_container(std::vector<Deployment>& out, const Context& cx, const json& c, const std::string& pointer,
                    std::uint64_t gpus_override, const std::string& gpu, const std::vector<std::string>& extra_args,
                    const std::vector<std::string>& notes) {
-  const std::string name = c.value("name", "");
+  const std::string name = text_of(c, "name");
   const std::string where = std::string(cx.source) + " (" + (cx.document.empty() ? "" : cx.document + ", ") + cx.resource +
                             (name.empty() ? "" : ", container " + name) + ")";
   std::vector<std::pair<std::string, std::string>> env;
@@ -303,7 +311,7 @@ void add_container(std::vector<Deployment>& out, const Context& cx, const json& 
   const std::vector<std::string> command = expand(words_of(c.value("command", json()), where, "command"));
   std::optional<Deployment> d;
   try {
-    d = container_deployment(command, args, c.value("image", ""), env, cx.source);
+    d = container_deployment(command, args, text_of(c, "image"), env, cx.source);
   } catch (const DeploymentError&) {
     throw;
   } catch (const Error& e) {
@@ -358,8 +366,8 @@ void add_pod_spec(std::vector<Deployment>& out, const Context& cx, const json& s
 
 void kubernetes(std::vector<Deployment>& out, const Context& cx_in, const json& j, const std::string& pointer,
                 const std::map<std::string, json>& runtimes, const std::set<std::string>& referenced) {
-  const std::string kind = j.value("kind", "");
-  const std::string name = j.contains("metadata") ? j["metadata"].value("name", "") : "";
+  const std::string kind = text_of(j, "kind");
+  const std::string name = j.contains("metadata") ? text_of(j["metadata"], "name") : "";
   Context cx = cx_in;
   cx.resource = kind + (name.empty() ? "" : "/" + name);
   if (kind == "List") {
@@ -461,7 +469,7 @@ void compose(std::vector<Deployment>& out, const Context& cx_in, const json& j, 
     std::optional<Deployment> d;
     try {
       if (!entrypoint.empty()) d = container_deployment(entrypoint, command, "", env, cx.source);
-      else d = container_deployment({}, command, s.value("image", ""), env, cx.source);
+      else d = container_deployment({}, command, text_of(s, "image"), env, cx.source);
     } catch (const Error& e) {
       throw DeploymentError(where + ": " + e.what(), std::string(cx.source), cx.doc ? cx.doc->line_of(sp) : 0);
     }
@@ -507,7 +515,22 @@ bool looks_like_script(std::string_view text, std::string_view source) {
 
 }  // namespace
 
+namespace {
+std::vector<Deployment> read_deployments(std::string_view text, std::string_view source);
+}  // namespace
+
 std::vector<Deployment> parse_deployments(std::string_view text, std::string_view source) {
+  // The readers check each field's type; a nlohmann type error reaching here is one they missed,
+  // and it is still the file's fault, not an internal error.
+  try {
+    return read_deployments(text, source);
+  } catch (const nlohmann::json::exception& e) {
+    throw DeploymentError::at(source, 0, std::string("a field of an unexpected type (") + e.what() + ")");
+  }
+}
+
+namespace {
+std::vector<Deployment> read_deployments(std::string_view text, std::string_view source) {
   if (text.size() > kMaxDeploymentFileBytes)
     throw DeploymentError::at(source, 0, "a deployment file of at most " + std::to_string(kMaxDeploymentFileBytes) + " bytes (it has " +
                                              std::to_string(text.size()) + ")");
@@ -534,9 +557,9 @@ std::vector<Deployment> parse_deployments(std::string_view text, std::string_vie
   for (const auto& d : docs) {
     const json& j = d.value;
     if (!j.is_object()) continue;
-    const std::string kind = j.value("kind", "");
+    const std::string kind = text_of(j, "kind");
     if ((kind == "ServingRuntime" || kind == "ClusterServingRuntime") && j.contains("metadata"))
-      runtimes[j["metadata"].value("name", "")] = j;
+      runtimes[text_of(j["metadata"], "name")] = j;
     if (kind == "InferenceService")
       if (const json* r = at(j, {"spec", "predictor", "model", "runtime"}); r && r->is_string()) referenced.insert(r->get<std::string>());
   }
@@ -561,6 +584,7 @@ std::vector<Deployment> parse_deployments(std::string_view text, std::string_vie
   for (auto& d : out) d.base_dir = std::filesystem::path(std::string(source)).parent_path().string();
   return out;
 }
+}  // namespace
 
 Deployment parse_deployment(std::string_view text, std::string_view source) {
   auto all = parse_deployments(text, source);
