@@ -1,16 +1,35 @@
 // Gemma 1/2/3/3n: Gemma 2 alternates sliding and full layers; Gemma 3 has one full layer per
 // sliding_window_pattern (default 6); Gemma 3n one in five; explicit layer_types win
-// (transformers Gemma2Config / Gemma3TextConfig / Gemma3nTextConfig).
+// (transformers Gemma2Config / Gemma3TextConfig / Gemma3nTextConfig). Gemma 2 and 3 take the
+// class defaults head_dim 256 and 4 KV heads when the config leaves them out.
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
 namespace kvplan::detail::families {
 
 namespace {
-void map_with_pattern(const LoadCtx& x, std::uint64_t pattern_default, bool pattern_field, const char* missing_note) {
+// transformers Gemma2Config / Gemma3TextConfig: head_dim defaults to 256, not hidden / heads, and
+// num_key_value_heads to 4. The multimodal gemma-3 files leave head_dim out of text_config (12B:
+// hidden 3840 / 16 heads would give 240).
+build::AttnDims gemma_attention_shape(const LoadCtx& x) {
+  const auto& c = x.cfg;
+  if (c.has("head_dim")) return attention_shape(x);
+  build::AttnDims a;
+  a.kv = kv_heads(x, attention_heads(c));
+  a.k_dim = a.v_dim = 256;
+  x.m.dims.q_head_dim = a.k_dim;
+  x.note(c.model_type() + ": head_dim not set; transformers' default 256 used");
+  return a;
+}
+std::uint64_t gemma_kv_heads(const LoadCtx& x, std::uint64_t) {
+  return x.cfg.uint("num_key_value_heads").value_or(4);
+}
+
+void map_with_pattern(const LoadCtx& x, std::uint64_t pattern_default, bool pattern_field, const char* missing_note,
+                      bool head_dim_default = true) {
   const auto& c = x.cfg;
   const std::uint64_t n = num_layers(c);
-  const build::AttnDims a = attention_shape(x);
+  const build::AttnDims a = head_dim_default ? gemma_attention_shape(x) : attention_shape(x);
   std::vector<Slot> slots = layer_types_field(x, n);
   if (slots.empty()) {
     std::optional<std::uint64_t> p;
@@ -25,7 +44,7 @@ void map_gemma3(const LoadCtx& x) {
   map_with_pattern(x, 6, true, ": sliding_window_pattern not set; transformers' default 6 used (5 sliding : 1 full)");
 }
 void map_gemma3n(const LoadCtx& x) {
-  map_with_pattern(x, 5, false, ": layer_types not set; transformers' default (4 sliding : 1 full) used");
+  map_with_pattern(x, 5, false, ": layer_types not set; transformers' default (4 sliding : 1 full) used", false);
 }
 
 }  // namespace
@@ -41,13 +60,15 @@ std::vector<Family> gemma() {
                  .map_layers = map_gemma2,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.norms_per_layer = 4}); },
                  .tie_word_embeddings = true,
-                 .sliding_window_default = 4096},
+                 .sliding_window_default = 4096,
+                 .kv_heads = gemma_kv_heads},
           Family{.name = "gemma3",
                  .model_types = {"gemma3", "gemma3_text"},
                  .map_layers = map_gemma3,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.qk_norm = true, .norms_per_layer = 4}); },
                  .tie_word_embeddings = true,
-                 .sliding_window_default = 4096},
+                 .sliding_window_default = 4096,
+                 .kv_heads = gemma_kv_heads},
           Family{.name = "gemma3n",
                  .model_types = {"gemma3n", "gemma3n_text"},
                  .map_layers = map_gemma3n,
