@@ -246,6 +246,32 @@ BOOST_AUTO_TEST_CASE(gemma_head_dim_and_kv_defaults) {
   BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).k_head_dim == 256u);
   BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).kv_heads == 4u);
   BOOST_TEST(g2.params.total > 0u);
+  // vocab_size left out (the multimodal gemma-3 text_config): Gemma3TextConfig's 262,208.
+  const auto base = load_model("google/gemma-3-1b-it").params;
+  BOOST_TEST(family_patched("google/gemma-3-1b-it", {{"vocab_size", nullptr}}).params.total ==
+             base.total + (262'208u - 262'144u) * 1'152u);
+}
+
+// Gemma 3 with a vision_config (the SigLIP tower of gemma-3-4b/12b/27b: hidden 1152, MLP 4304,
+// 27 layers, 16 heads, patch 14, image 896, vision_use_head false) counts the tower and the
+// projector. keras-hub's gemma3 presets publish 12,187,079,280 (gemma3_12b, vision+text) and
+// 11,765,788,416 (gemma3_12b_text): tower + projector = 421,290,864, of which the projector is
+// 1152 x 3840 + 1152; on the 1B text model (hidden 1152) the projector is 1152 x 1152 + 1152.
+BOOST_AUTO_TEST_CASE(gemma3_vision_tower_counted) {
+  const nlohmann::json vision = {{"hidden_size", 1152}, {"image_size", 896}, {"intermediate_size", 4304},
+                                 {"model_type", "siglip_vision_model"}, {"num_attention_heads", 16},
+                                 {"num_hidden_layers", 27}, {"patch_size", 14}, {"vision_use_head", false}};
+  const auto base = load_model("google/gemma-3-1b-it").params;
+  const ModelSpec m = family_patched("google/gemma-3-1b-it", {{"vision_config", vision}});
+  constexpr std::uint64_t tower = 12'187'079'280ull - 11'765'788'416ull - (1'152ull * 3'840 + 1'152);
+  BOOST_TEST(m.params.total == base.total + tower + 1'152ull * 1'152 + 1'152);
+  check_same_layers(m, load_model("google/gemma-3-1b-it"));  // the tower holds no cache
+  // A pooling head has no rule: the count is unknown (the exit-2 path), with the reason noted.
+  auto with_head = vision;
+  with_head["vision_use_head"] = true;
+  const auto head = family_patched("google/gemma-3-1b-it", {{"vision_config", with_head}}).params;
+  BOOST_TEST(head.total == 0u);
+  BOOST_TEST(!head.notes.empty());
 }
 
 // Parameter rules against the published counts (cited in model_configs/README.md).
