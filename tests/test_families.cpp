@@ -274,6 +274,30 @@ BOOST_AUTO_TEST_CASE(gemma3_vision_tower_counted) {
   BOOST_TEST(!head.notes.empty());
 }
 
+// Mistral 3 (mistral3 wrapper, text_config mistral): the text model's layers and weights, plus the
+// Pixtral tower and projector. The vision_config is the one FLUX.2's Mistral 3 text encoder embeds
+// (hidden 1024, MLP 4096, 24 layers, 16 heads x 64, patch 14); by hand on a Mistral-7B text model
+// (hidden 4096): patch_conv 1024 x 3 x 14 x 14 + ln_pre 1024 + 24 x (2 x 1024 + 4 x 1024^2 +
+// 3 x 1024 x 4096) + projector norm 1024 + merging 1024 x 4096 + linear_1 1024 x 4096 + linear_2
+// 4096^2 = 428,472,320.
+BOOST_AUTO_TEST_CASE(mistral3_wrapper_counts_the_pixtral_tower) {
+  const auto text = nlohmann::json::parse(find_bundled("mistralai/Mistral-7B-v0.1")->json);
+  nlohmann::json wrapper = {{"architectures", {"Mistral3ForConditionalGeneration"}}, {"model_type", "mistral3"},
+                            {"multimodal_projector_bias", false}, {"spatial_merge_size", 2}, {"text_config", text},
+                            {"vision_config", {{"head_dim", 64}, {"hidden_size", 1024}, {"image_size", 1540},
+                                               {"intermediate_size", 4096}, {"model_type", "pixtral"},
+                                               {"num_attention_heads", 16}, {"num_channels", 3},
+                                               {"num_hidden_layers", 24}, {"patch_size", 14}}},
+                            {"vision_feature_layer", -1}};
+  const ModelSpec m = load_model_from_json(wrapper.dump(), "mistral3.json");
+  const ModelSpec plain = load_model("mistralai/Mistral-7B-v0.1");
+  check_same_layers(m, plain);
+  BOOST_TEST(m.params.total == plain.params.total + 428'472'320ull);
+  // Another wrapper's tower has no rule: unknown, not the text model alone.
+  wrapper["model_type"] = "llava";
+  BOOST_TEST(load_model_from_json(wrapper.dump(), "llava.json").params.total == 0u);
+}
+
 // Parameter rules against the published counts (cited in model_configs/README.md).
 BOOST_AUTO_TEST_CASE(parameter_counts_match_published_figures) {
   // Qwen3-VL-8B: text model = Qwen3-8B's 8,190,735,360 + vision tower 576,388,336 = 8.77B
