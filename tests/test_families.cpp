@@ -182,6 +182,122 @@ BOOST_AUTO_TEST_CASE(qwen3_vl_wrappers_map_their_text_model) {
   BOOST_TEST(std::get<FullAttention>(moe.layers[0].cache).kv_heads == 4u);
 }
 
+// Nemotron-H in the transformers-5 format: layers_block_type names each layer (mamba, attention,
+// moe, mlp; transformers also accepts linear_attention / full_attention) and gives the layer count.
+// Nemotron 3 Ultra has no num_hidden_layers; written as the equivalent hybrid_override_pattern it
+// maps to the same layers and the same weights.
+BOOST_AUTO_TEST_CASE(nemotron_h_layers_block_type) {
+  const std::string id = "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16";
+  const ModelSpec m = load_model(id);
+  BOOST_TEST(m.num_layers() == 108u);
+  BOOST_TEST(m.count_kind("full_attention") == 12u);
+  BOOST_TEST(m.count_kind("mamba") == 48u);
+  BOOST_TEST(m.count_kind("none") == 48u);
+  const auto cfg = nlohmann::json::parse(find_bundled(id)->json);
+  std::string pattern;
+  nlohmann::json renamed = nlohmann::json::array();
+  for (const auto& t : cfg["layers_block_type"]) {
+    pattern += t == "mamba" ? 'M' : t == "attention" ? '*' : t == "moe" ? 'E' : '-';
+    renamed.push_back(t == "mamba" ? "linear_attention" : t == "attention" ? "full_attention" : t.get<std::string>());
+  }
+  const ModelSpec legacy = family_patched(
+      id, {{"layers_block_type", nullptr}, {"hybrid_override_pattern", pattern}, {"num_hidden_layers", 108}});
+  check_same_layers(legacy, m);
+  BOOST_TEST(legacy.params.total == m.params.total);
+  const ModelSpec v5 = family_patched(id, {{"layers_block_type", renamed}});
+  check_same_layers(v5, m);
+  // An unknown kind names its entry; a num_hidden_layers that disagrees with the list is refused.
+  auto bad = cfg["layers_block_type"];
+  bad[3] = "sliding_attention";
+  BOOST_CHECK_EXCEPTION(family_patched(id, {{"layers_block_type", bad}}), ConfigError,
+                        test::HasMessage({"/layers_block_type/3", "mamba", "\"sliding_attention\""}));
+  BOOST_CHECK_EXCEPTION(family_patched(id, {{"num_hidden_layers", 88}}), ConfigError,
+                        test::HasMessage({"num_hidden_layers", "108", "88"}));
+}
+
+// Qwen2.5-VL: a Qwen2 text model whose fields sit top-level (the 3B file, model_type qwen2_5_vl) or
+// in text_config (the 7B re-save, qwen2_5_vl_text); the vision tower holds no cache, its weights
+// are counted.
+BOOST_AUTO_TEST_CASE(qwen2_5_vl_text_fields_top_level_or_nested) {
+  const ModelSpec small = load_model("Qwen/Qwen2.5-VL-3B-Instruct");
+  BOOST_TEST(small.model_type == "qwen2_5_vl");
+  BOOST_TEST(small.num_layers() == 36u);
+  BOOST_TEST(std::get<FullAttention>(small.layers[0].cache).kv_heads == 2u);
+  const ModelSpec big = load_model("Qwen/Qwen2.5-VL-7B-Instruct");
+  BOOST_TEST(big.model_type == "qwen2_5_vl_text");
+  BOOST_TEST(big.num_layers() == 28u);
+  // Same text model as Qwen2.5-7B-Instruct (bundled): same layers.
+  check_same_layers(big, load_model("Qwen/Qwen2.5-7B-Instruct"));
+  // use_sliding_window true would make layers >= max_window_layers slide (Qwen2_5_VLTextConfig).
+  const ModelSpec swa = family_patched("Qwen/Qwen2.5-VL-3B-Instruct", {{"use_sliding_window", true}, {"max_window_layers", 30}});
+  BOOST_TEST(swa.count_kind("sliding_attention") == 6u);
+}
+
+// Gemma 2 / 3 as transformers reads them: without head_dim, 256 (Gemma3TextConfig), not
+// hidden / heads (1152 / 4 = 288 for gemma-3-1b; 3840 / 16 = 240 for the gemma-3-12b text_config,
+// which names no head_dim); without num_key_value_heads, 4.
+BOOST_AUTO_TEST_CASE(gemma_head_dim_and_kv_defaults) {
+  const ModelSpec m = family_patched("google/gemma-3-1b-it", {{"head_dim", nullptr}});
+  const auto& full = std::get<FullAttention>(m.layers[5].cache);
+  BOOST_TEST(full.k_head_dim == 256u);
+  BOOST_TEST(full.v_head_dim == 256u);
+  check_same_layers(m, load_model("google/gemma-3-1b-it"));
+  const ModelSpec g2 = family_patched("google/gemma-2-9b", {{"head_dim", nullptr}, {"num_key_value_heads", nullptr}});
+  BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).k_head_dim == 256u);
+  BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).kv_heads == 4u);
+  BOOST_TEST(g2.params.total > 0u);
+  // vocab_size left out (the multimodal gemma-3 text_config): Gemma3TextConfig's 262,208.
+  const auto base = load_model("google/gemma-3-1b-it").params;
+  BOOST_TEST(family_patched("google/gemma-3-1b-it", {{"vocab_size", nullptr}}).params.total ==
+             base.total + (262'208u - 262'144u) * 1'152u);
+}
+
+// Gemma 3 with a vision_config (the SigLIP tower of gemma-3-4b/12b/27b: hidden 1152, MLP 4304,
+// 27 layers, 16 heads, patch 14, image 896, vision_use_head false) counts the tower and the
+// projector. keras-hub's gemma3 presets publish 12,187,079,280 (gemma3_12b, vision+text) and
+// 11,765,788,416 (gemma3_12b_text): tower + projector = 421,290,864, of which the projector is
+// 1152 x 3840 + 1152; on the 1B text model (hidden 1152) the projector is 1152 x 1152 + 1152.
+BOOST_AUTO_TEST_CASE(gemma3_vision_tower_counted) {
+  const nlohmann::json vision = {{"hidden_size", 1152}, {"image_size", 896}, {"intermediate_size", 4304},
+                                 {"model_type", "siglip_vision_model"}, {"num_attention_heads", 16},
+                                 {"num_hidden_layers", 27}, {"patch_size", 14}, {"vision_use_head", false}};
+  const auto base = load_model("google/gemma-3-1b-it").params;
+  const ModelSpec m = family_patched("google/gemma-3-1b-it", {{"vision_config", vision}});
+  constexpr std::uint64_t tower = 12'187'079'280ull - 11'765'788'416ull - (1'152ull * 3'840 + 1'152);
+  BOOST_TEST(m.params.total == base.total + tower + 1'152ull * 1'152 + 1'152);
+  check_same_layers(m, load_model("google/gemma-3-1b-it"));  // the tower holds no cache
+  // A pooling head has no rule: the count is unknown (the exit-2 path), with the reason noted.
+  auto with_head = vision;
+  with_head["vision_use_head"] = true;
+  const auto head = family_patched("google/gemma-3-1b-it", {{"vision_config", with_head}}).params;
+  BOOST_TEST(head.total == 0u);
+  BOOST_TEST(!head.notes.empty());
+}
+
+// Mistral 3 (mistral3 wrapper, text_config mistral): the text model's layers and weights, plus the
+// Pixtral tower and projector. The vision_config is the one FLUX.2's Mistral 3 text encoder embeds
+// (hidden 1024, MLP 4096, 24 layers, 16 heads x 64, patch 14); by hand on a Mistral-7B text model
+// (hidden 4096): patch_conv 1024 x 3 x 14 x 14 + ln_pre 1024 + 24 x (2 x 1024 + 4 x 1024^2 +
+// 3 x 1024 x 4096) + projector norm 1024 + merging 1024 x 4096 + linear_1 1024 x 4096 + linear_2
+// 4096^2 = 428,472,320.
+BOOST_AUTO_TEST_CASE(mistral3_wrapper_counts_the_pixtral_tower) {
+  const auto text = nlohmann::json::parse(find_bundled("mistralai/Mistral-7B-v0.1")->json);
+  nlohmann::json wrapper = {{"architectures", {"Mistral3ForConditionalGeneration"}}, {"model_type", "mistral3"},
+                            {"multimodal_projector_bias", false}, {"spatial_merge_size", 2}, {"text_config", text},
+                            {"vision_config", {{"head_dim", 64}, {"hidden_size", 1024}, {"image_size", 1540},
+                                               {"intermediate_size", 4096}, {"model_type", "pixtral"},
+                                               {"num_attention_heads", 16}, {"num_channels", 3},
+                                               {"num_hidden_layers", 24}, {"patch_size", 14}}},
+                            {"vision_feature_layer", -1}};
+  const ModelSpec m = load_model_from_json(wrapper.dump(), "mistral3.json");
+  const ModelSpec plain = load_model("mistralai/Mistral-7B-v0.1");
+  check_same_layers(m, plain);
+  BOOST_TEST(m.params.total == plain.params.total + 428'472'320ull);
+  // Another wrapper's tower has no rule: unknown, not the text model alone.
+  wrapper["model_type"] = "llava";
+  BOOST_TEST(load_model_from_json(wrapper.dump(), "llava.json").params.total == 0u);
+}
+
 // Parameter rules against the published counts (cited in model_configs/README.md).
 BOOST_AUTO_TEST_CASE(parameter_counts_match_published_figures) {
   // Qwen3-VL-8B: text model = Qwen3-8B's 8,190,735,360 + vision tower 576,388,336 = 8.77B
@@ -212,6 +328,24 @@ BOOST_AUTO_TEST_CASE(parameter_counts_match_published_figures) {
   // EXAONE-4.0-1.2B (the bundled file is a quantised re-save with the same architecture fields):
   // "1.2B" (model card); tied embedding counted once.
   BOOST_TEST(load_model("leegongman/OmniQuant_EXAONE_v4").params.total == 1'279'391'488ull);
+  // Qwen2.5-VL-3B-Instruct: 3,754,622,976, summed from the torchinfo table published beside the
+  // config (whaler404/Hf-Learn qwen2.5_vl.md: Conv3d 1,505,280; vision block 19,702,200 x 32;
+  // merger 1,280 + 36,707,328; embedding 151,936 x 2,048 (tied); decoder layer 77,076,992 x 36;
+  // final norm 2,048).
+  BOOST_TEST(load_model("Qwen/Qwen2.5-VL-3B-Instruct").params.total ==
+             1'505'280ull + 32 * 19'702'200ull + 1'280 + 36'707'328 + 151'936ull * 2'048 + 36 * 77'076'992ull + 2'048);
+  // Qwen2.5-VL-7B-Instruct: Qwen2.5-7B-Instruct's 7,615,616,512 + the vision tower (the 3B's with
+  // a 5,120 -> 3,584 merger output: 668,684,288 - (2,048 x 5,120 + 2,048) + 3,584 x 5,120 + 3,584)
+  // = 8,292,166,656.
+  const auto vl7 = load_model("Qwen/Qwen2.5-VL-7B-Instruct").params;
+  BOOST_TEST(vl7.total == load_model("Qwen/Qwen2.5-7B-Instruct").params.total + 668'684'288ull -
+                              (2'048ull * 5'120 + 2'048) + 3'584ull * 5'120 + 3'584);
+  BOOST_TEST(vl7.total == 8'292'166'656ull);
+  // NVIDIA-Nemotron-3-Ultra-550B-A55B: 550B total, 55B active (the model's name); the MTP layer
+  // is not counted; active includes the embedding and the output head (2 x 1.07B).
+  const auto ultra = load_model("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16").params;
+  BOOST_TEST(near_published(ultra.total, 550e9, 0.01), ultra.total);
+  BOOST_TEST(near_published(ultra.active, 55e9, 0.03), ultra.active);
   // Llama-3.3-Nemotron-Super-49B-v1: 49.9B (model card "49B"; Hugging Face count 49,867,145,216).
   BOOST_TEST(load_model("nvidia/Llama-3_3-Nemotron-Super-49B-v1").params.total == 49'867'145'216ull);
 }

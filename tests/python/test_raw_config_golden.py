@@ -20,6 +20,8 @@ def attention_layers(t, mt, n):
         return []
     if mt == "jamba":  # JambaConfig: attention every attn_layer_period, from attn_layer_offset
         return [i for i in range(n) if i % t["attn_layer_period"] == t["attn_layer_offset"]]
+    if mt == "nemotron_h" and "layers_block_type" in t:  # transformers-5 names; legacy "attention"
+        return [i for i, b in enumerate(t["layers_block_type"]) if b in ("attention", "full_attention")]
     if mt == "nemotron_h":  # '*' marks an attention layer in hybrid_override_pattern
         return [i for i, c in enumerate(t["hybrid_override_pattern"]) if c == "*"]
     if mt == "lfm2":

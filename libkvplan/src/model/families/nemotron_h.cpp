@@ -1,5 +1,7 @@
 // Nemotron-H: hybrid_override_pattern, one character per layer: M (Mamba-2), * (attention),
-// - (MLP) or E (MoE). vLLM keeps its SSM state in float32 unless told otherwise.
+// - (MLP) or E (MoE); or, in the transformers-5 format (Nemotron 3 Ultra, Nemotron 3.5), the
+// layers_block_type list of the same kinds by name. vLLM keeps its SSM state in float32 unless
+// told otherwise.
 #include "kvplan/checked.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
@@ -11,14 +13,50 @@ using u64 = std::uint64_t;
 using C = WeightComponent;
 using K = WeightKind;
 
+// The layer kinds, one character per layer. transformers NemotronHConfig reads layers_block_type
+// ("mamba" / "linear_attention" = M, "attention" / "full_attention" = *, "mlp" = -, "moe" = E;
+// remap_legacy_layer_types maps the older names) before hybrid_override_pattern, and takes the
+// layer count from the list; a num_hidden_layers that disagrees with it is refused here rather
+// than guessed. Empty when the config has neither field.
+std::string block_pattern(const ConfigView& c) {
+  if (auto list = c.string_list("layers_block_type")) {
+    if (list->empty() || list->size() > kMaxLayers)
+      c.fail_at(c.pointer("layers_block_type"), "one layer kind per layer (1 to " + std::to_string(kMaxLayers) + ")",
+                std::to_string(list->size()) + " entries");
+    std::string p;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string& t = (*list)[i];
+      if (t == "mamba" || t == "linear_attention") p += 'M';
+      else if (t == "attention" || t == "full_attention") p += '*';
+      else if (t == "mlp") p += '-';
+      else if (t == "moe") p += 'E';
+      else
+        c.fail_at(c.pointer("layers_block_type") + "/" + std::to_string(i),
+                  "mamba, attention, mlp or moe (or linear_attention, full_attention)", "\"" + t + "\"");
+    }
+    if (auto n = c.uint("num_hidden_layers"); n && *n != p.size())
+      c.fail_at(c.pointer("num_hidden_layers"),
+                "the length of layers_block_type (" + std::to_string(p.size()) + ")", std::to_string(*n));
+    return p;
+  }
+  if (auto p = c.string("hybrid_override_pattern")) {
+    const u64 n = num_layers(c);
+    if (p->size() != n)
+      c.fail_at(c.pointer("hybrid_override_pattern"), "one character per layer (" + std::to_string(n) + ")",
+                std::to_string(p->size()) + " characters");
+    return *p;
+  }
+  return {};
+}
+
 void map_nemotron_h(const LoadCtx& x) {
   const auto& c = x.cfg;
-  const u64 n = num_layers(c);
-  auto pattern = c.string("hybrid_override_pattern");
-  if (!pattern) c.fail("hybrid_override_pattern", "a string of M, *, - and E (one per layer)", nullptr);
-  if (pattern->size() != n)
-    c.fail_at(c.pointer("hybrid_override_pattern"), "one character per layer (" + std::to_string(n) + ")",
-              std::to_string(pattern->size()) + " characters");
+  const std::string pat = block_pattern(c);
+  if (pat.empty())
+    c.fail("hybrid_override_pattern",
+           "a string of M, *, - and E (one per layer), or a layers_block_type list", nullptr);
+  const auto* pattern = &pat;
+  const u64 n = pat.size();
   const build::AttnDims a = attention_shape(x);
   const auto m = mamba2_from(x, "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel");
   reject_unmapped(x, {"sliding_window"});
@@ -66,7 +104,7 @@ void moe_layer(const ParamCtx& x, const std::string& p, bool mlp_bias) {
 void count_nemotron_h(const ParamCtx& x) {
   const auto& c = x.c;
   const u64 h = x.h();
-  const std::string pattern = c.string("hybrid_override_pattern").value_or("");
+  const std::string pattern = block_pattern(c);
   const bool proj_bias = c.boolean("use_bias").value_or(false);
   const bool conv_bias = c.boolean("use_conv_bias").value_or(true);
   const bool mlp_bias = c.boolean("mlp_bias").value_or(false);
@@ -85,12 +123,15 @@ void count_nemotron_h(const ParamCtx& x) {
     } else if (kind == 'E') {
       moe_layer(x, p + "mixer.", mlp_bias);
     } else {
-      throw UnsupportedArchitecture::field(c.source(), x.m.model_type, c.pointer("hybrid_override_pattern"),
+      throw UnsupportedArchitecture::field(c.source(), x.m.model_type,
+                                           c.pointer(c.has("layers_block_type") ? "layers_block_type" : "hybrid_override_pattern"),
                                            "kvplan has no parameter rule for layer kind '" + std::string(1, kind) + "'");
     }
   }
   x.inv.norm(C::norms, "backbone.norm_f", h);
   embeddings(x.inv, x.m, "backbone.embeddings.weight");
+  if (auto mtp = c.uint("num_nextn_predict_layers", true); mtp && *mtp)
+    x.note("nemotron_h: the " + std::to_string(*mtp) + " MTP layer(s) (mtp_layers_block_type) are not counted");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// Qwen2 / Qwen2-MoE / Qwen3 / Qwen3-MoE, and MiMo (a Qwen2 with MTP layers): sliding only when
-// use_sliding_window, and only for layers >= max_window_layers (transformers Qwen2Config), unless
-// layer_types says otherwise.
+// Qwen2 / Qwen2-MoE / Qwen3 / Qwen3-MoE, MiMo (a Qwen2 with MTP layers) and Qwen2.5-VL (a
+// Qwen2 text model, its fields top-level or in text_config, plus a vision tower): sliding only
+// when use_sliding_window, and only for layers >= max_window_layers (transformers Qwen2Config,
+// Qwen2_5_VLTextConfig), unless layer_types says otherwise.
+#include "kvplan/checked.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -31,6 +33,47 @@ void count_mimo(const ParamCtx& x) {
     x.note("mimo: the " + std::to_string(*mtp) + " MTP layer(s) are a separate draft model; not counted");
 }
 
+// Qwen2.5-VL (transformers modeling_qwen2_5_vl.py; vLLM qwen2_5_vl.py): the text model is a Qwen2
+// decoder (q/k/v biases); the vision tower (Qwen2_5_VisionTransformerPretrainedModel) holds no
+// KV cache and its weights are counted: a bias-free Conv3d patch embedding (in_channels x
+// temporal_patch_size x patch_size^2 -> hidden), `depth` blocks of two RMSNorms, fused qkv and
+// proj with biases and a gated SiLU MLP with biases, and the patch merger (RMSNorm ln_q, then
+// Linear(hidden*m^2 -> hidden*m^2) and Linear(hidden*m^2 -> out_hidden_size), both with biases).
+// transformers reads in_channels (default 3); the older in_chans key is not a field of its class.
+void count_qwen2_5_vl(const ParamCtx& x) {
+  using C = WeightComponent;
+  using K = WeightKind;
+  using u64 = std::uint64_t;
+  llama_like(x, {.qkv_bias_only = true});
+  const auto& root = x.c.root();
+  if (!root.contains("vision_config") || !root["vision_config"].is_object()) {
+    x.note(x.m.model_type + ": no vision_config; the vision tower's weights are not counted");
+    return;
+  }
+  ConfigView v(root["vision_config"], x.c.source() + " /vision_config");
+  const u64 h = v.require_uint("hidden_size"), i = v.require_uint("intermediate_size"), depth = v.require_uint("depth");
+  const u64 patch = v.require_uint("patch_size"), tp = v.require_uint("temporal_patch_size");
+  const u64 in = v.uint("in_channels").value_or(3), merge = v.require_uint("spatial_merge_size");
+  const u64 out = v.require_uint("out_hidden_size");
+  const u64 merged = checked_product({h, merge, merge});
+  const std::string p = "visual.";
+  x.inv.add(C::other, K::linear, p + "patch_embed.proj.weight", h, checked_product({in, tp, patch, patch}));
+  for (u64 b = 0; b < depth; ++b) {
+    const std::string q = p + "blocks.*.";
+    x.inv.norm(C::other, q + "norm1", h);
+    x.inv.norm(C::other, q + "norm2", h);
+    x.inv.linear(C::other, q + "attn.qkv", 3 * h, h, true);
+    x.inv.linear(C::other, q + "attn.proj", h, h, true);
+    x.inv.linear(C::other, q + "mlp.gate_proj", i, h, true);
+    x.inv.linear(C::other, q + "mlp.up_proj", i, h, true);
+    x.inv.linear(C::other, q + "mlp.down_proj", h, i, true);
+  }
+  x.inv.norm(C::other, p + "merger.ln_q", h);
+  x.inv.linear(C::other, p + "merger.mlp.0", merged, merged, true);
+  x.inv.linear(C::other, p + "merger.mlp.2", out, merged, true);
+  x.note(x.m.model_type + ": the vision tower's weights are counted (component other, visual.*)");
+}
+
 }  // namespace
 
 std::vector<Family> qwen2() {
@@ -47,7 +90,11 @@ std::vector<Family> qwen2() {
                  .model_types = {"qwen3", "qwen3_moe"},
                  .map_layers = map_qwen,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.qk_norm = true}); }},
-          Family{.name = "mimo", .model_types = {"mimo"}, .map_layers = map_qwen, .count_params = count_mimo}};
+          Family{.name = "mimo", .model_types = {"mimo"}, .map_layers = map_qwen, .count_params = count_mimo},
+          Family{.name = "qwen2_5_vl",
+                 .model_types = {"qwen2_5_vl", "qwen2_5_vl_text"},
+                 .map_layers = map_qwen,
+                 .count_params = count_qwen2_5_vl}};
 }
 
 }  // namespace kvplan::detail::families
