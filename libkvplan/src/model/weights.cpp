@@ -37,6 +37,10 @@ bool checkpoint_quantised(const WeightQuantization& q, const WeightTensor& t) {
   if (t.kind != WeightKind::linear) return false;
   if (t.component == WeightComponent::lm_head || t.component == WeightComponent::moe_router) return false;
   if (t.name.find("shared_head.head") != std::string::npos) return false;  // DeepSeek MTP head copy
+  // The MTP layer's input projection (h x 2h) is a plain nn.Linear in vLLM's deepseek_mtp.py (no
+  // quant_config, no weight_scale_inv to load): the checkpoint keeps it unquantised. Pricing it in
+  // fp8 put DeepSeek-V3 102.7 MB under its published size.
+  if (t.name.find("eh_proj") != std::string::npos) return false;
   if (t.name.find("indexer.weights_proj") != std::string::npos) return false;  // DSV3.2: kept unquantised
   if (not_converted(q, t.name)) return false;
   if (q.dtype == Dtype::mxfp4 && q.method == "mxfp4") return t.component == WeightComponent::moe_routed;
