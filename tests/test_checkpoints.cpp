@@ -742,7 +742,7 @@ BOOST_AUTO_TEST_CASE(gptq_desc_act_genz_70b_matches_its_published_sizes) {
       // v0.7.1 saved a zero 16-bit bias for every quantised linear (make_quant passed bias=True;
       // fixed by its commit 82070a1, 2024-03-25, after these 2023 files), 80 x 83,968 x 2 =
       // 13,434,880 B, and the file holds its JSON header; what remains is that header's size
-      // (336 to 340 KB for ~2,960 tensors).
+      // (336 to 340 KB for 2,963 tensors).
       BOOST_TEST(w.total < b.published);
       BOOST_TEST((b.published - w.total) * 100 < b.published);
       const u64 header = b.published - w.total - 80 * rows * 2;
@@ -777,7 +777,7 @@ BOOST_AUTO_TEST_CASE(fp8_block_deepseek_v3_matches_its_published_size) {
   // deepseek-ai/DeepSeek-V3 (bundled config; tests/test_weights.cpp derives total and mtp by
   // hand): 61 layers + the MTP layer, the checkpoint stores both. Published: its safetensors
   // files, 688,586,727,753 B. kvplan: 688,574,809,152 B, -0.0017 %: the 163 files' JSON headers
-  // (~92,000 tensor entries) and the fp32 (not bf16) e_score_correction_bias vectors.
+  // and the e_score_correction_bias vectors, fp32 in the checkpoint where kvplan counts bf16.
   const auto w = weight_bytes(load_model("deepseek-ai/DeepSeek-V3"));
   constexpr u64 published = 688'586'727'753;
   BOOST_TEST(w.total + w.mtp == 688'574'809'152u);
