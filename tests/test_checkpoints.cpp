@@ -773,6 +773,48 @@ BOOST_AUTO_TEST_CASE(bitsandbytes_nf4_double_quant_matches_its_published_size) {
   BOOST_TEST((file - w.total) * 100 < file);  // -0.0085 % against the file (its header included)
 }
 
+BOOST_AUTO_TEST_CASE(bitsandbytes_layer_skip_orpheus_3b_matches_its_published_size) {
+  // DocWobble/Orpheus_3B_Quantized: nf4 + double quant with llm_int8_skip_modules naming one
+  // layer, "model.layers.0.self_attn" (unsloth's dynamic 4-bit). 28 layers of q/o 3072x3072,
+  // k/v 1024x3072, gate/up 8192x3072, down 3072x8192; layer 0's four attention matrices
+  // (25,165,824 values) stay bf16, so 192 matrices are nf4; tied 156,940 x 3,072 embedding and
+  // 57 norms of 3,072 in bf16. Before layer-named modules were honoured kvplan quantised layer
+  // 0's attention too and was 37.3 MB (-1.5 %) under.
+  constexpr u64 attn = 2 * 3072 * 3072 + 2 * 1024 * 3072, mlp = 3 * 8192 * 3072;
+  constexpr u64 values = 28 * (attn + mlp) - attn;
+  constexpr u64 kvplan = values / 2 + values / 64 + values / 64 / 256 * 4 + 192 * 1220 +
+                         2 * (u64{156940} * 3072 + 57 * 3072 + attn);
+  constexpr u64 file = 2'456'339'440;  // model.safetensors LFS pointer size
+  const auto w = published_config("DocWobble__Orpheus_3B_Quantized.config.json");
+  BOOST_TEST(w.total == kvplan);
+  BOOST_TEST(w.total < file);
+  BOOST_TEST((file - w.total) * 10'000 < file);  // -0.0062 %: the file's header and quant_state JSON
+}
+
+BOOST_AUTO_TEST_CASE(modules_named_for_one_layer_or_expert_stay_unquantised) {
+  // Qwen3-30B-A3B (48 layers x 128 experts of gate/up 768x2048 and down 2048x768) with AWQ 4-bit
+  // g128: an expert matrix is 786,432 + 30,720 B quantised, 3,145,728 B in bf16 (+2,328,576).
+  auto cfg = nlohmann::json::parse(bundled_json("Qwen/Qwen3-30B-A3B"));
+  cfg["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true}};
+  const u64 base = weight_bytes(load_model_from_json(cfg.dump(), "config.json")).total;
+  cfg["quantization_config"]["modules_to_not_convert"] = {
+      "model.layers.0.mlp.experts",              // every expert of layer 0: 3 x 128 matrices
+      "model.layers.1.mlp.experts.5.down_proj",  // one matrix
+      "model.layers.10.mlp.experts.5",           // one expert: 3 matrices
+      "model.layers.1.self_attn",                // q 4096x2048, k/v 512x2048, o 2048x4096
+      "model.layers.1.self_attn",                // listed twice: counted once
+      "model.layers.100.self_attn",              // no such layer: nothing
+      "model.layers.1"};                         // all of layer 1: attention and 3 x 128 expert matrices
+  // Attention extra: q and o 4,194,304 + 163,840 B -> 16,777,216 B, k and v 524,288 + 20,480 B
+  // -> 2,097,152 B. The router is never quantised.
+  constexpr u64 expert_extra = 3145728 - (786432 + 30720);
+  constexpr u64 attn_extra = 2 * (16777216 - (4194304 + 163840)) + 2 * (2097152 - (524288 + 20480));
+  const auto w = weight_bytes(load_model_from_json(cfg.dump(), "config.json"));
+  // Distinct copies: layer 0 (384), layer 1 (384, its expert 5 down_proj among them), layer 10
+  // expert 5 (3).
+  BOOST_TEST(w.total == base + (384 + 384 + 3) * expert_extra + attn_extra);
+}
+
 BOOST_AUTO_TEST_CASE(fp8_block_deepseek_v3_matches_its_published_size) {
   // deepseek-ai/DeepSeek-V3 (bundled config; tests/test_weights.cpp derives total and mtp by
   // hand): 61 layers + the MTP layer, the checkpoint stores both. Published: its safetensors
