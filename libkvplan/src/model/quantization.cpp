@@ -4,7 +4,9 @@
 //   scales fp16 [cols/g, rows]: `bits` per value, per group 16 + bits (zero_point=false: 16).
 // - gptq (AutoGPTQ / GPTQModel / transformers): qweight int32 [cols*bits/32, rows], qzeros
 //   [cols/g, rows*bits/32], scales fp16 [cols/g, rows], g_idx int32 [cols] (saved whatever
-//   desc_act is); group_size -1 = one group per row.
+//   desc_act is); group_size -1 = one group per row. AutoGPTQ up to v0.7.1 also saved a zero
+//   16-bit bias per quantised linear (bias=True in make_quant); a config cannot tell, so it is not
+//   priced (TheBloke/Genz-70b-GPTQ: 13.4 MB, 0.037 %, tests/test_checkpoints.cpp).
 // - bitsandbytes 4-bit (nf4/fp4): packed uint8 (4 bits/value), absmax per 64 values: fp32, or with
 //   double quant uint8 + one fp32 per 256 blocks + a 256-entry fp32 code; a 16-entry fp32 quant_map
 //   and a small quant_state per matrix. 8-bit (LLM.int8): int8 + fp32 SCB per output row.

@@ -2,9 +2,13 @@
 #include "kvplan/weights.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
@@ -26,6 +30,59 @@ bool not_converted(const WeightQuantization& q, const std::string& tensor) {
   return false;
 }
 
+// A module named for one layer ("model.layers.0.self_attn", unsloth's dynamic 4-bit skips; a
+// per-layer modelopt exclude_modules or compressed-tensors ignore list) against an inventory
+// tensor that stands for every layer ("model.layers.*.self_attn.q_proj", count = one per layer):
+// the layer indices each module binds, or nothing when it does not name this tensor's copies.
+std::optional<std::vector<u64>> bound_indices(const std::string& mod, const std::string& pattern) {
+  std::vector<u64> idx;
+  std::size_t i = 0, j = 0;
+  while (i < mod.size() && j < pattern.size()) {
+    if (pattern[j] == '*' && std::isdigit(static_cast<unsigned char>(mod[i]))) {
+      u64 v = 0;
+      std::size_t digits = 0;
+      for (; i < mod.size() && std::isdigit(static_cast<unsigned char>(mod[i])) && digits < 9; ++i, ++digits)
+        v = v * 10 + static_cast<u64>(mod[i] - '0');
+      if (i < mod.size() && std::isdigit(static_cast<unsigned char>(mod[i]))) return std::nullopt;  // absurd index
+      idx.push_back(v);
+      ++j;
+    } else if (mod[i] == pattern[j]) {
+      ++i, ++j;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (i < mod.size() || idx.empty()) return std::nullopt;
+  if (j < pattern.size() && pattern[j] != '.' && mod.back() != '.') return std::nullopt;  // "layers.1" is not "layers.10"
+  return idx;
+}
+
+// How many of a wildcard tensor's copies the checkpoint leaves unquantised because a listed
+// module names their layer. Counted only where the copies per layer are known: one per layer
+// (count = number of layers), or one per routed expert per layer (count = layers x experts, the
+// module naming a layer or a layer and an expert). A tensor held by only some layers (DeepSeek's
+// dense first layers, Jamba's attention) cannot map an index to its copies: such a module is not
+// counted, and the tensor stays priced as quantised.
+u64 excluded_copies(const WeightQuantization& q, const WeightTensor& t, u64 layers, u64 experts) {
+  const auto wild = static_cast<u64>(std::count(t.name.begin(), t.name.end(), '*'));
+  if (wild == 0 || layers == 0) return 0;
+  const bool per_layer = wild == 1 && t.count == layers;
+  const bool per_expert = wild == 2 && experts > 0 && t.count == checked_mul(layers, experts, "tensor count");
+  if (!per_layer && !per_expert) return 0;
+  std::set<u64> whole_layers;                 // every copy of the layer
+  std::set<std::pair<u64, u64>> one_experts;  // (layer, expert)
+  for (const auto& mod : q.modules_not_converted) {
+    auto idx = bound_indices(mod, t.name);
+    if (!idx || (*idx)[0] >= layers) continue;
+    if (idx->size() == 1) whole_layers.insert((*idx)[0]);
+    else if (per_expert && (*idx)[1] < experts) one_experts.insert({(*idx)[0], (*idx)[1]});
+  }
+  u64 skip = checked_mul(whole_layers.size(), per_layer ? 1 : experts, "tensor count");
+  for (const auto& [layer, expert] : one_experts)
+    if (!whole_layers.count(layer)) skip = checked_add(skip, 1, "tensor count");
+  return std::min(skip, t.count);
+}
+
 // Does the checkpoint store this tensor in its quantised format? Projection matrices only; the
 // output head, the routers (DeepSeek's gate is a bare parameter; gpt-oss lists its router) and
 // listed modules stay in the model dtype. gpt-oss (mxfp4) quantises only the routed experts.
@@ -37,6 +94,10 @@ bool checkpoint_quantised(const WeightQuantization& q, const WeightTensor& t) {
   if (t.kind != WeightKind::linear) return false;
   if (t.component == WeightComponent::lm_head || t.component == WeightComponent::moe_router) return false;
   if (t.name.find("shared_head.head") != std::string::npos) return false;  // DeepSeek MTP head copy
+  // The MTP layer's input projection (h x 2h) is a plain nn.Linear in vLLM's deepseek_mtp.py (no
+  // quant_config, no weight_scale_inv to load): the checkpoint keeps it unquantised. Pricing it in
+  // fp8 put DeepSeek-V3 102.7 MB under its published size.
+  if (t.name.find("eh_proj") != std::string::npos) return false;
   if (t.name.find("indexer.weights_proj") != std::string::npos) return false;  // DSV3.2: kept unquantised
   if (not_converted(q, t.name)) return false;
   if (q.dtype == Dtype::mxfp4 && q.method == "mxfp4") return t.component == WeightComponent::moe_routed;
@@ -170,7 +231,7 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
 
   for (const auto& t : m.params.tensors) {
     u64 one = 0;  // bytes of one copy
-    u64 all_gguf = 0;
+    u64 all_copies = 0;  // all copies when they differ (GGUF per-layer types, layer-named exclusions)
     Dtype row_dtype = base;
     if (gguf && (t.kind == WeightKind::vector || t.component == WeightComponent::moe_router)) {
       // GGUF files keep norms, biases, conv kernels and routers in F32 (convert_hf_to_gguf).
@@ -179,8 +240,8 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
       gguf_types.insert("F32");
     } else if (gguf) {
       any_quantised = true;
-      all_gguf = detail::gguf_preset_tensor_bytes(*q, t, ctx, gguf_types);
-      one = t.count ? all_gguf / t.count : 0;
+      all_copies = detail::gguf_preset_tensor_bytes(*q, t, ctx, gguf_types);
+      one = t.count ? all_copies / t.count : 0;
     } else if (t.kind == WeightKind::vector) {
       one = plain_bytes(base, t);
     } else if (override_dtype) {
@@ -190,10 +251,17 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
       any_quantised = true;
       row_dtype = q->dtype.value_or(row_dtype);
       one = detail::quantised_matrix_bytes(*q, t.rows, t.cols);
+      // Copies a listed module keeps in the model dtype (their layer named); the per-copy
+      // figure for `active` becomes the average.
+      if (const u64 skip = excluded_copies(*q, t, m.num_layers(), m.dims.num_experts); skip > 0) {
+        all_copies = checked_add(checked_mul(one, t.count - skip, "weight bytes"),
+                               checked_mul(plain_bytes(base, t), skip, "weight bytes"), "weight bytes");
+        one = all_copies / t.count;
+      }
     } else {
       one = plain_bytes(base, t);
     }
-    const u64 all = all_gguf ? all_gguf : checked_mul(one, t.count, "weight bytes");
+    const u64 all = all_copies ? all_copies : checked_mul(one, t.count, "weight bytes");
     if (t.mtp) {
       w.mtp = checked_add(w.mtp, all, "weight bytes");
       continue;
