@@ -170,6 +170,7 @@ check("draft model weights", j["budget"][0]["low_bytes"] > json.loads(out0)["bud
 with open(os.path.join(LOGS, "index.json")) as f:
     index = json.load(f)["logs"]
 check("engine log index", len(index) >= 3 and all(os.path.exists(os.path.join(LOGS, e["file"])) for e in index), len(index))
+within = {"logs": 0, "unfavourable": 0, "favourable": 0}
 for e in index:
     with open(os.path.join(LOGS, e["file"])) as f:
         first = f.readline()
@@ -220,9 +221,22 @@ for e in index:
         check(f"{e['file']} documented wrong PASS", not e["started"] and rc == 0 and j["verdict"] == "PASS", (rc, j.get("verdict")))
     elif not e["started"] or gap:
         check(f"{e['file']} never PASS from the GPU alone", rc in (1, 3) and j["verdict"] != "PASS", (rc, j.get("verdict")))
+    # Predicted from the GPU alone, is the KV memory within 5 % of the logged one? Reported (the
+    # issue's target is 70 %), not asserted: README.md's calibration table pins the figures.
+    if "kv_cache_gib" in e and e["kv_cache_gib"] > 0:
+        logged = e["kv_cache_gib"] * 2**30
+        lo_b, hi_b = j["per_gpu"]["kv_memory_bytes"], j["favourable"]["kv_memory_bytes"]
+        if e["engine"] == "llamacpp":  # the cache is what the command asks for, at both ends
+            lo_b = hi_b = j["engine_result"]["kv_bytes"]
+        within["logs"] += 1
+        within["unfavourable"] += abs(lo_b / logged - 1) <= 0.05
+        within["favourable"] += abs(hi_b / logged - 1) <= 0.05
     if e.get("band_holds_log"):
         lo, hi = j.get("kv_cache_tokens", -1), j.get("favourable", {}).get("kv_cache_tokens", -1)
         check(f"{e['file']} GPU-alone band holds the log", lo <= e["tokens"] <= hi, (lo, hi, e["tokens"]))
+print(f"engine logs: {len(index)} ({sum(not e['started'] for e in index)} failed starts); of {within['logs']} with a logged "
+      f"KV memory, from the GPU alone kvplan's is within 5 % of it at the band's unfavourable end for {within['unfavourable']}, at its favourable end for "
+      f"{within['favourable']}")
 rc, out, err = run("check", "--gpu", "H100", "--engine-log", os.path.join(SRC, "README.md"), "--", *LLAMA8B.split())
 check("log without figures", rc == 2 and "--engine-log" in err, (rc, err))
 import tempfile
