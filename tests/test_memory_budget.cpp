@@ -111,6 +111,25 @@ BOOST_AUTO_TEST_CASE(reads_engine_logs) {
       EngineKind::llamacpp, "log");
   BOOST_TEST(ll.llama_kv_bytes->low == 1024 * MiB - MiB / 200);
   BOOST_TEST(ll.llama_model_bytes.has_value());
+  // llama.cpp build 1344 (ggml-org/ci, V100 run of 4d03833): "MB" is x / 2^20 there; the total
+  // "kv self size" is not added to the GPU part "VRAM kv self".
+  const auto old = read_engine_log(
+      "llm_load_tensors: VRAM used: 12603.02 MB\nllama_kv_cache_init: VRAM kv self = 1024.00 MB\n"
+      "llama_new_context_with_model: kv self size  = 1024.00 MB\n"
+      "llama_new_context_with_model: total VRAM used: 13783.02 MB (model: 12603.02 MB, context: 1180.00 MB)\n",
+      EngineKind::llamacpp, "log");
+  BOOST_REQUIRE(old.llama_kv_bytes && old.llama_model_bytes);
+  BOOST_TEST(old.llama_kv_bytes->low == 1024 * MiB - MiB / 200);
+  BOOST_TEST(old.llama_kv_bytes->high == 1024 * MiB + MiB / 200);
+  BOOST_TEST(old.llama_model_bytes->low == static_cast<std::uint64_t>(std::ceil(12603.015 * MiB)));
+  // "KV self size" alone (no per-device line) is the cache; beside a host-only KV line it is not GPU
+  // memory, and a log with no GPU figure is refused.
+  BOOST_TEST(read_engine_log("llama_context: KV self size  =  512.00 MiB, K (f16):  256.00 MiB, V (f16):  256.00 MiB\n", EngineKind::llamacpp,
+                             "log").llama_kv_bytes->high == 512 * MiB + MiB / 200);
+  BOOST_CHECK_EXCEPTION(read_engine_log("llama_kv_cache_init:        CPU KV buffer size =   512.00 MiB\n"
+                                        "llama_new_context_with_model: KV self size  =  512.00 MiB, K (f16):  256.00 MiB, V (f16):  256.00 MiB\n",
+                                        EngineKind::llamacpp, "cpu.log"),
+                        InputError, HasMessage({"cpu.log", "--engine-log", "no memory figures"}));
   // TensorRT-LLM: the PyTorch backend's line (triton-inference-server/tutorials#150) and the 0.x C++
   // runtime's (NVIDIA/TensorRT-LLM#224).
   BOOST_TEST(*read_engine_log("[TensorRT-LLM][INFO] [MemUsageChange] Allocated 78.30 GiB for max tokens in paged KV cache (3731744).\n",

@@ -170,6 +170,7 @@ check("draft model weights", j["budget"][0]["low_bytes"] > json.loads(out0)["bud
 with open(os.path.join(LOGS, "index.json")) as f:
     index = json.load(f)["logs"]
 check("engine log index", len(index) >= 3 and all(os.path.exists(os.path.join(LOGS, e["file"])) for e in index), len(index))
+within = {"logs": 0, "unfavourable": 0, "favourable": 0}
 for e in index:
     with open(os.path.join(LOGS, e["file"])) as f:
         first = f.readline()
@@ -191,17 +192,28 @@ for e in index:
         lo, hi = j.get("kv_cache_tokens", -1), j.get("favourable", {}).get("kv_cache_tokens", -1)
         # A command with a flag kvplan does not model (the KVBM run's --kv-transfer-config) FAILs its
         # `modelled` check whatever the log says; every other check passes and the tokens reproduce.
+        # A log that does not state what the band needs (the device total) stays UNCERTAIN where the
+        # index says so and why; a started log is never FAIL for any other reason.
         failing = [c["name"] for c in j.get("checks", []) if not c["ok"]]
-        want_rc = 1 if failing == ["modelled"] else 0
-        check(f"{e['file']} calibrated", rc == want_rc and j["calibrated"] and lo <= e["tokens"] <= hi
-              and failing in ([], ["modelled"]), (rc, failing, lo, hi, e["tokens"], err))
+        if e.get("calibrated_verdict") == "UNCERTAIN":
+            ok = rc == 3 and j["verdict"] == "UNCERTAIN" and all(c["status"] != "FAIL" for c in j["checks"])
+        else:
+            ok = rc == (1 if failing == ["modelled"] else 0) and failing in ([], ["modelled"])
+        check(f"{e['file']} calibrated", ok and j["calibrated"] and lo <= e["tokens"] <= hi, (rc, failing, lo, hi, e["tokens"], err))
         if "max_concurrency" in e:
             clo, chi = round(j["max_concurrency_ratio"], 2), round(j["favourable"]["max_concurrency_ratio"], 2)
             check(f"{e['file']} concurrency", clo <= e["max_concurrency"] <= chi, (clo, chi, e["max_concurrency"]))
     else:
         check(f"{e['file']} calibrated fails", rc == 1 and j["verdict"] == "FAIL", (rc, out[:300], err))
+    if "kv_cache_mib" in e:
+        # llama.cpp prints its KV buffer in MiB to 0.01: kvplan's bytes lie within that rounding.
+        kv = j.get("engine_result", {}).get("kv_bytes", -1)
+        check(f"{e['file']} KV buffer with the log", abs(kv - e["kv_cache_mib"] * 2**20) <= 0.005 * 2**20, (kv, e["kv_cache_mib"]))
     rc, out, err = run(*base, "--", *cmd)
     j = json.loads(out) if rc in (0, 1, 3) else {}
+    if "kv_cache_mib" in e:
+        kv = j.get("engine_result", {}).get("kv_bytes", -1)
+        check(f"{e['file']} KV buffer from the GPU alone", abs(kv - e["kv_cache_mib"] * 2**20) <= 0.005 * 2**20, (kv, e["kv_cache_mib"]))
     if "gpu_alone_wrong_pass" in e:
         # A documented wrong PASS (README.md, findings): still PASS today; when the budget model
         # learns the cause this fails and the index entry is updated.
@@ -209,9 +221,22 @@ for e in index:
         check(f"{e['file']} documented wrong PASS", not e["started"] and rc == 0 and j["verdict"] == "PASS", (rc, j.get("verdict")))
     elif not e["started"] or gap:
         check(f"{e['file']} never PASS from the GPU alone", rc in (1, 3) and j["verdict"] != "PASS", (rc, j.get("verdict")))
+    # Predicted from the GPU alone, is the KV memory within 5 % of the logged one? Reported (the
+    # issue's target is 70 %), not asserted: README.md's calibration table pins the figures.
+    if "kv_cache_gib" in e and e["kv_cache_gib"] > 0:
+        logged = e["kv_cache_gib"] * 2**30
+        lo_b, hi_b = j["per_gpu"]["kv_memory_bytes"], j["favourable"]["kv_memory_bytes"]
+        if e["engine"] == "llamacpp":  # the cache is what the command asks for, at both ends
+            lo_b = hi_b = j["engine_result"]["kv_bytes"]
+        within["logs"] += 1
+        within["unfavourable"] += abs(lo_b / logged - 1) <= 0.05
+        within["favourable"] += abs(hi_b / logged - 1) <= 0.05
     if e.get("band_holds_log"):
         lo, hi = j.get("kv_cache_tokens", -1), j.get("favourable", {}).get("kv_cache_tokens", -1)
         check(f"{e['file']} GPU-alone band holds the log", lo <= e["tokens"] <= hi, (lo, hi, e["tokens"]))
+print(f"engine logs: {len(index)} ({sum(not e['started'] for e in index)} failed starts); of {within['logs']} with a logged "
+      f"KV memory, from the GPU alone kvplan's is within 5 % of it at the band's unfavourable end for {within['unfavourable']}, at its favourable end for "
+      f"{within['favourable']}")
 rc, out, err = run("check", "--gpu", "H100", "--engine-log", os.path.join(SRC, "README.md"), "--", *LLAMA8B.split())
 check("log without figures", rc == 2 and "--engine-log" in err, (rc, err))
 import tempfile

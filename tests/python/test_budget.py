@@ -38,3 +38,30 @@ def test_engine_log_makes_it_exact():
     r = kvplan.check(CMD + " --max-model-len 29000", gpu="RTX3090", engine_version="0.6.3",
                      engine_log=os.path.join(LOGS, "vllm_v0_3090_llama8b_29k.log"))
     assert r.verdict == "FAIL"
+
+
+def test_engine_log_llamacpp_2023_format():
+    # llama.cpp build 1344 on ggml-org/ci's V100 (tests/data/engine_logs/README.md): "VRAM kv self =
+    # 1024.00 MB" (MB = 2^20 bytes) is the cache; OpenLLaMA 7B v2 has Llama-2-7b's shapes.
+    r = kvplan.check("llama-server -m ggml-model-q8_0.gguf -ngl 999 -c 2048 -b 512", gpu="V100-16GB",
+                     model="meta-llama/Llama-2-7b-hf", engine_log=os.path.join(LOGS, "llamacpp_v100_openllama7b_q8_2048.log"))
+    assert r.calibrated and r.verdict == "PASS" and r.kv_cache_tokens == 2048
+
+
+def test_engine_log_failed_start_is_fail():
+    # QwenLM/Qwen3#1387: Qwen3-30B-A3B on 4 x A10 ran out of memory; never PASS from the GPU alone.
+    cmd = ("vllm serve /root/Qwen/Qwen3-30B-A3B --tensor-parallel-size 4 --max-model-len 8192 "
+           "--gpu-memory-utilization 0.7 --host 0.0.0.0 --port 8081 --served-model-name Qwen3-30B-A3B-vllm")
+    r = kvplan.check(cmd, gpu="A10", model="Qwen/Qwen3-30B-A3B",
+                     engine_log=os.path.join(LOGS, "vllm_4xa10_qwen3-30b-a3b_8k_gmu070_oom.log"))
+    assert r.verdict == "FAIL"
+    assert kvplan.check(cmd, gpu="A10", model="Qwen/Qwen3-30B-A3B").verdict != "PASS"
+
+
+def test_engine_log_tokens_within_rounding():
+    # dennislee22/vLLM-benchmarking: vLLM 0.10.1.1, A100-80GB, "Available KV cache memory: 24.83 GiB",
+    # "GPU KV cache size: 464,848 tokens".
+    r = kvplan.check("vllm serve Qwen2-7B-Instruct --port 8081 --max-model-len 16384 --gpu-memory-utilization 0.5",
+                     gpu="A100-80GB", model="Qwen/Qwen2.5-7B-Instruct", engine_version="0.10.1.1",
+                     engine_log=os.path.join(LOGS, "vllm_v1_a100-80gb_qwen2-7b_16k_gmu050.log"))
+    assert r.verdict == "PASS" and r.kv_cache_tokens <= 464848 <= r.favourable.kv_cache_tokens

@@ -209,11 +209,22 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
   // vLLM V1 (kv_cache_utils.py): "GPU KV cache size: 89,040 tokens", thousands separated by commas.
   static const std::regex v1_tokens(R"(GPU KV cache size: ([0-9]{1,3}(?:,[0-9]{3})*|[0-9]+) tokens)");
   static const std::regex ll_buf(R"(([A-Za-z_]+[0-9]*)(?:_[A-Za-z]+)? (KV|model|compute) buffer size = *([0-9]+(?:\.[0-9]+)?) MiB)");
+  // llama.cpp before the buffer-type logs (e.g. build 1344, Oct 2023; ggml-org/ci's V100 runs):
+  // "llama_kv_cache_init: VRAM kv self = 256.00 MB" is the GPU part of the cache, "llm_load_tensors:
+  // VRAM used: 12603.02 MB" the GPU weights; "MB" there is x / 1024 / 1024 (llama.cpp's
+  // llama_kv_cache_init and llm_load_tensors of that time), so MiB.
+  static const std::regex ll_vram_kv(R"(VRAM kv self = *([0-9]+(?:\.[0-9]+)?) MB)");
+  static const std::regex ll_vram_model(R"(llm_load_tensors: VRAM used: *([0-9]+(?:\.[0-9]+)?) MB)");
+  // "llama_context: KV self size = X MiB" / "kv self size = X MB": the whole cache, host part
+  // included; used only where the log has no per-device KV line (a CPU-only cache has those).
+  static const std::regex ll_self(R"((?:KV|kv) self size *= *([0-9]+(?:\.[0-9]+)?) (MiB|MB))");
   static const std::regex failure(
       R"((No available memory for the cache blocks|CUDA out of memory|OutOfMemoryError|out of memory|Not enough memory|larger than the maximum number of tokens that can be stored in KV cache|larger than the available KV cache memory|Engine core initialization failed|failed to allocate|unable to allocate|cudaMalloc failed|insufficient memory))",
       std::regex::icase);
   std::smatch mt;
   std::optional<std::uint64_t> sg_alloc_tokens;
+  std::optional<ByteBand> ll_self_bytes;
+  bool ll_device_kv_line = false;  // a per-device KV line (any device, host included) was seen
   while (std::getline(lines, line)) {
     // std::regex recurses per character: very long lines (a fuzzer's, a base64 blob) are cut.
     if (line.size() > 4096) line.resize(4096);
@@ -238,8 +249,16 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
       std::string digits = mt[1];
       digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
       f.vllm_kv_tokens = count_of(digits);
+    } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_vram_kv)) {
+      ll_device_kv_line = true;
+      f.llama_kv_bytes = add_band(f.llama_kv_bytes, printed_band(mt[1], MiB));
+    } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_vram_model)) {
+      f.llama_model_bytes = add_band(f.llama_model_bytes, printed_band(mt[1], MiB));
+    } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_self)) {
+      ll_self_bytes = printed_band(mt[1], MiB);
     } else if (engine == EngineKind::llamacpp && std::regex_search(line, mt, ll_buf)) {
       const std::string dev = mt[1];
+      if (std::string(mt[2]) == "KV") ll_device_kv_line = true;
       if (dev.rfind("CPU", 0) == 0 || dev.find("Host") != std::string::npos) continue;  // host buffers
       const ByteBand b = printed_band(mt[3], MiB);
       const std::string kind = mt[2];
@@ -262,6 +281,7 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
     if (used) f.lines_used.push_back(line.size() > 300 ? line.substr(0, 300) + "..." : line);
   }
   if (!f.kv_tokens && sg_alloc_tokens) f.kv_tokens = sg_alloc_tokens;  // rows (tokens + one page): see check
+  if (!ll_device_kv_line && ll_self_bytes) f.llama_kv_bytes = ll_self_bytes;
   const bool any = f.available_kv_bytes || f.gpu_blocks || f.weights_bytes || f.kv_tokens || f.vllm_kv_tokens || f.llama_kv_bytes ||
                    f.llama_model_bytes || f.failure || f.total_bytes;
   if (!any)
