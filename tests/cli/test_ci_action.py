@@ -7,19 +7,7 @@ import subprocess
 import sys
 
 import yaml
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+from _harness import KVPLAN, SRC, check, finish  # noqa: E402
 
 
 def load(rel):
@@ -72,5 +60,4 @@ if uses:
                        capture_output=True, text=True, cwd=SRC)
     check("the workflow's deployments pass", p.returncode == 0 and "::error" not in p.stdout, (p.returncode, p.stdout, p.stderr))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

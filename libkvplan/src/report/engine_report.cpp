@@ -143,7 +143,7 @@ std::string format_engine_text(const VllmResult& r) {
   std::ostringstream os;
   os << "vLLM: " << r.layout << " layout, block size " << r.block_size << " tokens";
   if (r.attention_block_size && r.attention_block_size != r.block_size) os << " (attention " << r.attention_block_size << ")";
-  os << ", " << r.num_groups << " group(s) of " << r.group_size << " layer(s)\n";
+  os << ", " << format_count(r.num_groups, "group") << " of " << format_count(r.group_size, "layer") << "\n";
   os << "  page per layer: " << format_count(r.page_bytes) << " B; available KV memory per GPU: "
      << format_bytes(r.available_kv_bytes) << "\n";
   os << "  num_blocks: " << format_count(r.num_blocks) << "; KV cache tokens: " << format_count(r.kv_cache_tokens)
@@ -155,9 +155,10 @@ std::string format_engine_text(const VllmResult& r) {
 
 std::string format_engine_text(const LlamaCppResult& r) {
   std::ostringstream os;
-  os << "llama.cpp: n_ctx " << r.n_ctx << ", " << r.n_seq_max << " sequence(s), " << r.n_stream << " stream(s) of "
-     << r.cells << " cells" << (r.kv_unified ? " (unified)" : "") << "\n";
-  if (r.swa_cells) os << "  SWA cache: " << r.swa_cells << " cells per stream\n";
+  os << "llama.cpp: n_ctx " << r.n_ctx << ", " << format_count(r.n_seq_max, "sequence") << ", "
+     << format_count(r.n_stream, "stream") << " of " << format_count(r.cells, "cell") << (r.kv_unified ? " (unified)" : "")
+     << "\n";
+  if (r.swa_cells) os << "  SWA cache: " << format_count(r.swa_cells, "cell") << " per stream\n";
   os << "  KV: " << format_bytes(r.kv_bytes) << " (K " << format_mib(r.k_bytes) << ", V " << format_mib(r.v_bytes) << ")";
   if (r.state_bytes) os << "; recurrent state: " << format_bytes(r.state_bytes);
   os << "\n";

@@ -41,8 +41,8 @@ std::string tflops(double f) { return f > 0 ? fixed(f / 1e12, 1) : std::string("
 json count_or_null(std::uint64_t v) { return v == 0 ? json(nullptr) : json(v); }
 
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
-std::string count_text(std::uint64_t v) { return v == kUnbounded ? "unbounded" : format_count(v); }
-std::string sequences(std::uint64_t n) { return n == 1 ? " sequence" : " sequences"; }
+// "1 sequence", "unbounded sequences".
+std::string count_of(std::uint64_t v, std::string_view noun) { return v == kUnbounded ? "unbounded " + std::string(noun) + "s" : format_count(v, noun); }
 
 }  // namespace
 
@@ -92,6 +92,7 @@ json to_json(const Plan& p) {
   j["min_gpus"] = count_or_null(p.min_gpus);
   j["min_gpus_tp"] = count_or_null(p.min_gpus_tp);
   j["min_gpus_pp"] = count_or_null(p.min_gpus_pp);
+  j["min_gpus_reason"] = p.min_gpus ? json(p.min_gpus_reason) : json(nullptr);
   j["kv_dtype_to_fit"] = p.kv_dtype_to_fit ? json(std::string(name(*p.kv_dtype_to_fit))) : json(nullptr);
   j["cache_total_bytes"] = p.cache_total_bytes;
   j["cache_only_gpus"] = p.cache_only_gpus_marketing;
@@ -124,8 +125,7 @@ std::string format_plan_text(const Plan& p) {
     }
     line("pipeline layers", split + " (busiest stage " + std::to_string(p.busiest_stage) + ")");
   }
-  line("load", format_count(p.concurrency) + " sequence" + (p.concurrency == 1 ? "" : "s") + " x " +
-                   format_count(p.context) + " tokens" +
+  line("load", format_count(p.concurrency, "sequence") + " x " + format_count(p.context, "token") +
                    (p.shared_prefix_tokens ? " (" + format_count(p.shared_prefix_tokens) + " shared prefix)" : "") +
                    ", KV " + std::string(name(p.dtypes.k)) +
                    (p.dtypes.k == p.dtypes.v ? std::string() : std::string("/").append(name(p.dtypes.v))));
@@ -142,14 +142,14 @@ std::string format_plan_text(const Plan& p) {
   if (g.shortfall_bytes) line("  short by", format_bytes(g.shortfall_bytes));
   else line("  free", format_bytes(g.free_bytes));
   o += "capacity\n";
-  line("  max concurrency", count_text(p.max_concurrency) + sequences(p.max_concurrency) + " of " + format_count(p.context) + " tokens");
+  line("  max concurrency", count_of(p.max_concurrency, "sequence") + " of " + format_count(p.context, "token"));
   line("  max context", p.max_context_unbounded ? "not memory-bound (model max " + format_count(p.max_context) + ")"
-                                                : format_count(p.max_context) + " tokens at " +
-                                                      format_count(p.concurrency) + sequences(p.concurrency));
-  line("  kv capacity", format_count(p.kv_capacity_tokens) + " tokens (" + format_count(p.cache_bytes_per_token) +
+                                                : format_count(p.max_context, "token") + " at " +
+                                                      format_count(p.concurrency, "sequence"));
+  line("  kv capacity", format_count(p.kv_capacity_tokens, "token") + " (" + format_count(p.cache_bytes_per_token) +
                             " B/token per GPU)");
   line("  min GPUs", p.min_gpus ? std::to_string(p.min_gpus) + " (tp " + std::to_string(p.min_gpus_tp) + ", pp " +
-                                      std::to_string(p.min_gpus_pp) + ")"
+                                      std::to_string(p.min_gpus_pp) + "): " + p.min_gpus_reason
                                 : std::string("none found"));
   line("  KV dtype to fit", p.kv_dtype_to_fit ? std::string(name(*p.kv_dtype_to_fit)) : std::string("none"));
   line("  cache alone", format_bytes(p.cache_total_bytes) + " = " + std::to_string(p.cache_only_gpus_marketing) + " x " +
@@ -164,9 +164,8 @@ std::string format_plan_text(const Plan& p) {
   } else {
     line("  decode", std::string("not computed: no memory bandwidth (--gpu-bandwidth)"));
   }
-  line("  cache > weights at", format_count(p.crossover_tokens) +
-                                   " tokens in the batch (" + format_count(p.crossover_concurrency) + sequences(p.crossover_concurrency) + " of " +
-                                   format_count(p.context) + ")");
+  line("  cache > weights at", format_count(p.crossover_tokens, "token") + " in the batch (" +
+                                   format_count(p.crossover_concurrency, "sequence") + " of " + format_count(p.context) + ")");
   line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
   for (const auto& n : p.notes) o += "note: " + n + "\n";
   return o;
