@@ -8,6 +8,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/planner.h"
+#include "kvplan/request.h"
 #include "kvplan/units.h"
 
 namespace kvplan {
@@ -108,6 +109,53 @@ json to_json(const Plan& p) {
   j["crossover_concurrency"] = p.crossover_concurrency;
   j["reason"] = p.fits ? json(nullptr) : json(p.reason);
   j["notes"] = p.notes;
+  return j;
+}
+
+json to_json(const RequestField& f) {
+  return json{{"name", f.name},
+              {"cli_flag", f.cli_flag},
+              {"type", field_type_name(f.type)},
+              {"unit", f.unit},
+              {"default", f.default_value.empty() ? json(nullptr) : json(f.default_value)},
+              {"help", f.help}};
+}
+
+json request_json(const PlanInput& in) {
+  auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  auto dtype = [](const std::optional<Dtype>& d) { return d ? json(std::string(name(*d))) : json(nullptr); };
+  json j;
+  j["gpu"] = in.gpu.name;
+  j["gpu_memory"] = in.gpu.memory_bytes;
+  j["gpu_bandwidth"] = in.gpu.bandwidth_bytes_per_s;
+  j["gpu_flops"] = in.gpu.bf16_flops;
+  j["gpus"] = opt(in.gpus);
+  j["tp"] = opt(in.tp);
+  j["pp"] = in.pp;
+  j["pp_layers"] = in.pp_layers;
+  j["dp"] = in.dp;
+  j["context"] = in.context;
+  j["concurrency"] = in.concurrency;
+  j["k_dtype"] = dtype(in.k_dtype);
+  j["v_dtype"] = dtype(in.v_dtype);
+  j["state_dtype"] = dtype(in.state_dtype);
+  j["weight_dtype"] = in.weight_dtype ? json(in.weight_dtype->preset.empty() && in.weight_dtype->dtype
+                                                 ? std::string(name(*in.weight_dtype->dtype))
+                                                 : in.weight_dtype->preset)
+                                      : json(nullptr);
+  j["weights"] = opt(in.weight_bytes);
+  j["utilization"] = in.utilization;
+  j["reserved"] = opt(in.reserved.override_bytes);
+  j["runtime_overhead"] = in.reserved.runtime_bytes;
+  j["prefill_chunk"] = in.reserved.prefill_chunk_tokens;
+  j["block_tokens"] = in.block_tokens;
+  j["shared_prefix"] = in.shared_prefix_tokens;
+  j["offload"] = in.offload_bytes;
+  j["offload_bandwidth"] = in.offload_bytes_per_s;
+  j["prefill_efficiency"] = in.prefill_efficiency;
+  json kv = json::array();
+  for (Dtype d : in.kv_dtypes) kv.push_back(std::string(name(d)));
+  j["engine_kv_dtypes"] = kv;  // the --engine preset's KV dtypes (empty: any)
   return j;
 }
 

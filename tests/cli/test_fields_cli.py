@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The plan/sweep request field table (libkvplan/include/kvplan/request.h) against every face:
+- the CLI: each field's flag is in `kvplan plan --help` and `kvplan sweep --help` with the table's help;
+- Python (when the module is built next to the CLI, <build>/python): kvplan.fields() is the table,
+  each name is a keyword of kvplan.plan() and kvplan.sweep();
+- both: each field set to a non-default value through its CLI flag and through its Python keyword
+  gives the same request echo ("request") and the same plan, and an echo that differs from the
+  defaults' (the option reaches the library);
+- the page (read statically, no emscripten build): every option its plan form sends
+  (web/site/app.js) and the WebAssembly shell reads (web/src/kvplan_wasm.cpp) is a table field.
+Usage: test_fields_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
+import inspect
+import json
+import os
+import re
+import sys
+
+from _harness import KVPLAN, SRC, check, finish, run  # noqa: E402
+
+BUILD_PY = os.path.join(os.path.dirname(os.path.abspath(KVPLAN)), "..", "python")
+try:
+    sys.path.insert(0, BUILD_PY)
+    import kvplan  # noqa: E402
+except ImportError as e:  # KVPLAN_BUILD_PYTHON=OFF: the CLI face only, said out loud
+    kvplan = None
+    print(f"note: no Python module at {BUILD_PY} ({e}); the Python face is not checked in this build")
+
+
+def table_from_source():
+    """The table as written in libkvplan/src/planner/request_fields.cpp (no Python module needed)."""
+    text = open(os.path.join(SRC, "libkvplan", "src", "planner", "request_fields.cpp")).read()
+    rows = re.findall(r'\{"(\w+)", "(--[\w-]+)", T::(\w+), "([^"]*)", "([^"]*)",', text)
+    return [{"name": n, "cli_flag": f, "type": t, "unit": u, "default": d or None} for n, f, t, u, d in rows]
+
+
+source_table = table_from_source()
+check("table read from source", len(source_table) >= 25, len(source_table))
+if kvplan is not None:
+    fields = kvplan.fields()
+    check("kvplan.fields() is the table",
+          [{k: f[k] for k in ("name", "cli_flag", "type", "unit", "default")} for f in fields] == source_table,
+          [f["name"] for f in fields])
+    check("every field has help", all(f["help"] for f in fields))
+else:
+    fields = source_table
+
+# The CLI face: the flags exist, with the table's help (plan's own help texts are the table's).
+plan_help = run("plan", "--help").stdout
+sweep_help = run("sweep", "--help").stdout
+for f in fields:
+    check(f"plan --help has {f['cli_flag']}", re.search(rf"(^|[ ,]){re.escape(f['cli_flag'])}\b", plan_help, re.M) is not None)
+    if f["name"] not in ("context", "concurrency"):  # sweep takes --contexts / --concurrency lists
+        check(f"sweep --help has {f['cli_flag']}", re.search(rf"(^|[ ,]){re.escape(f['cli_flag'])}\b", sweep_help, re.M) is not None)
+    if "help" in f:
+        check(f"{f['cli_flag']} help is the table's", " ".join(f["help"].split())[:40] in " ".join(plan_help.split()), f["help"])
+
+# Every field set away from its default: (CLI words, Python keywords). Extra settings a field
+# needs (pp_layers needs pp 2; offload needs a bandwidth) are on both sides.
+MODEL, GPU = "Qwen/Qwen3-8B", "H100"
+CASES = {
+    "gpu": (["--gpu", "A100"], {"gpu": "A100"}),
+    "gpu_memory": (["--gpu-memory", "70GB"], {"gpu_memory": 70_000_000_000}),
+    "gpu_bandwidth": (["--gpu-bandwidth", "2e12"], {"gpu_bandwidth": 2e12}),
+    "gpu_flops": (["--gpu-flops", "5e14"], {"gpu_flops": 5e14}),
+    "gpus": (["--gpus", "2"], {"gpus": 2}),
+    "tp": (["--tp", "2"], {"tp": 2}),
+    "pp": (["--pp", "2"], {"pp": 2}),
+    "pp_layers": (["--pp", "2", "--pp-layers", "20,16"], {"pp": 2, "pp_layers": [20, 16]}),
+    "dp": (["--dp", "2"], {"dp": 2}),
+    "context": (["--context", "32k"], {"context": 32768}),
+    "concurrency": (["--concurrency", "8"], {"concurrency": 8}),
+    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
+    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
+    "v_dtype": (["--v-dtype", "fp8_e5m2"], {"v_dtype": "fp8_e5m2"}),
+    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
+    "weight_dtype": (["--weight-dtype", "awq"], {"weight_dtype": "awq"}),
+    "weights": (["--weights", "10GB"], {"weights": 10_000_000_000}),
+    "engine": (["--engine", "vllm"], {"engine": "vllm"}),
+    "utilization": (["--utilization", "0.8"], {"utilization": 0.8}),
+    "reserved": (["--reserved", "3GiB"], {"reserved": 3 * 2**30}),
+    "runtime_overhead": (["--runtime-overhead", "2GiB"], {"runtime_overhead": "2GiB"}),
+    "prefill_chunk": (["--prefill-chunk", "4096"], {"prefill_chunk": 4096}),
+    "block_tokens": (["--block-tokens", "32"], {"block_tokens": 32}),
+    "shared_prefix": (["--shared-prefix", "1024"], {"shared_prefix": 1024}),
+    "offload": (["--offload", "100GB", "--offload-bandwidth", "64e9"], {"offload": "100GB", "offload_bandwidth": 64e9}),
+    "offload_bandwidth": (["--offload-bandwidth", "32e9"], {"offload_bandwidth": 32e9}),
+    "prefill_efficiency": (["--prefill-efficiency", "0.7"], {"prefill_efficiency": 0.7}),
+}
+check("a case for every field", sorted(CASES) == sorted(f["name"] for f in fields),
+      sorted(set(CASES) ^ {f["name"] for f in fields}))
+
+
+def cli_plan(words):
+    r = run("plan", MODEL, *(["--gpu", GPU] if "--gpu" not in words else []), *words, "--json")
+    return json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr}
+
+
+def without(doc, *keys):
+    return {k: v for k, v in doc.items() if k not in keys}
+
+
+base_cli = cli_plan([])
+check("plan --json echoes the request", "request" in base_cli and "error" not in base_cli, base_cli.get("error"))
+if kvplan is not None:
+    sig_plan = inspect.signature(kvplan.plan).parameters
+    sig_sweep = inspect.signature(kvplan.sweep).parameters
+    for f in fields:
+        check(f"kvplan.plan() takes {f['name']}", f["name"] in sig_plan)
+        if f["name"] not in ("context", "concurrency"):
+            check(f"kvplan.sweep() takes {f['name']}", f["name"] in sig_sweep)
+    base_py = kvplan.plan(MODEL, GPU)
+    check("defaults: CLI and Python echo the same request", dict(base_py["request"]) == base_cli["request"],
+          (base_py["request"], base_cli["request"]))
+
+for name, (words, kw) in CASES.items():
+    c = cli_plan(words)
+    if not check(f"{name}: CLI plan runs", "error" not in c, c.get("error")):
+        continue
+    changed = {k for k in c["request"] if c["request"][k] != base_cli["request"][k]}
+    check(f"{name}: the CLI flag reaches the library", changed != set(), c["request"])
+    if kvplan is None:
+        continue
+    kw = {"gpu": GPU, **kw}
+    p = kvplan.plan(MODEL, **kw)
+    check(f"{name}: same request from the CLI and Python", dict(p["request"]) == c["request"],
+          {k: (p["request"][k], c["request"][k]) for k in c["request"] if p["request"].get(k) != c["request"][k]})
+    check(f"{name}: same plan from the CLI and Python", without(dict(p), "schema") == without(c, "schema", "assumptions"),
+          sorted(k for k in c if k not in ("schema", "assumptions") and p.get(k) != c[k]))
+
+# The page, read statically: its plan form sends only table fields (plus the model).
+names = {f["name"] for f in fields}
+app = open(os.path.join(SRC, "web", "site", "app.js")).read()
+sent = set()
+for call in re.findall(r"call\('plan',\s*(\{[^}]*\}|\w+)", app):
+    sent |= set(re.findall(r"(\w+):", call))
+for obj in re.findall(r"const args = (\{[^}]*\});\s*const p = call\('plan'", app):
+    sent |= set(re.findall(r"(\w+):", obj))
+check("the page calls plan", len(sent) >= 5, sorted(sent))
+check("the page's plan options are table fields", sent - {"model"} <= names, sorted(sent - {"model"} - names))
+wasm = open(os.path.join(SRC, "web", "src", "kvplan_wasm.cpp")).read()
+body = wasm[wasm.index("PlanInput plan_input("):]
+body = body[: body.index("\n}\n")]
+read = set(re.findall(r'_field\(a, "(\w+)"', body)) | ({"kv_dtype", "k_dtype", "v_dtype", "state_dtype"} if "apply_dtypes(a" in body else set())
+check("the WebAssembly shell reads only table fields", read <= names, sorted(read - names))
+print("table fields the page does not offer yet:", ", ".join(sorted(names - read)) or "none")
+
+finish()
