@@ -156,12 +156,14 @@ void bind_planner(pyb::module_& m) {
     j["request"] = request_json(in);
     return to_python(j);
   }, "model"_a, "options"_a);
-  m.def("fields", [] {
+  m.def("fields", [](const std::string& verb) {
     pyb::list out;
-    for (const auto& f : plan_request_fields()) out.append(to_python(to_json(f)));
+    for (const auto& f : request_fields(verb)) out.append(to_python(to_json(f)));
     return out;
-  }, "The plan/sweep request field table (name, cli_flag, type, unit, default, help): the keywords\n"
-     "kvplan.plan() and kvplan.sweep() take, the CLI's flags and the page's plan form, from one list.");
+  }, "verb"_a = "plan",
+     "A request field table (name, cli_flag, type, unit, default, help): for \"plan\" (and \"sweep\") the\n"
+     "keywords kvplan.plan()/kvplan.sweep() take, the CLI's flags and the page's plan form; for \"size\"\n"
+     "kvplan.size()'s and `kvplan size`'s. One list each, in the library.");
   m.def("_plan_text", [](pyb::handle model, const pyb::dict& options) {
     return format_plan_text(plan(model_arg(model).get(), plan_input(options)));
   }, "model"_a, "options"_a);

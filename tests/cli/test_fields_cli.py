@@ -26,14 +26,24 @@ except ImportError as e:  # KVPLAN_BUILD_PYTHON=OFF: the CLI face only, said out
     print(f"note: no Python module at {BUILD_PY} ({e}); the Python face is not checked in this build")
 
 
-def table_from_source():
-    """The table as written in libkvplan/src/planner/request_fields.cpp (no Python module needed)."""
-    text = open(os.path.join(SRC, "libkvplan", "src", "planner", "request_fields.cpp")).read()
-    rows = re.findall(r'\{"(\w+)", "(--[\w-]+)", T::(\w+), "([^"]*)", "([^"]*)",', text)
-    return [{"name": n, "cli_flag": f, "type": t, "unit": u, "default": d or None} for n, f, t, u, d in rows]
+FIELDS_CPP = open(os.path.join(SRC, "libkvplan", "src", "planner", "request_fields.cpp")).read()
+ROW = r'\{"(\w+)", "(--[\w-]+)", T::(\w+), "([^"]*)", "([^"]*)",'
 
 
-source_table = table_from_source()
+def rows_of(text):
+    """Table rows as written in libkvplan/src/planner/request_fields.cpp (no Python module needed);
+    a named shared entry (kKvDtype, ...) is read from its definition."""
+    shared = {m.group(1): m.group(2) for m in re.finditer(r"constexpr RequestField (k\w+)\{(.*?)\};", FIELDS_CPP, re.S)}
+    text = re.sub(r"\b(k[A-Z]\w+)\b(?=[,\s])", lambda m: "{" + shared[m.group(1)] + "}" if m.group(1) in shared else m.group(0), text)
+    return [{"name": n, "cli_flag": f, "type": t, "unit": u, "default": d or None} for n, f, t, u, d in re.findall(ROW, text)]
+
+
+def table_from_source(array):
+    body = FIELDS_CPP[FIELDS_CPP.index(f"{array}{{{{"):]
+    return rows_of(body[: body.index("}};")])
+
+
+source_table = table_from_source("kPlanFields")
 check("table read from source", len(source_table) >= 25, len(source_table))
 if kvplan is not None:
     fields = kvplan.fields()
@@ -126,6 +136,42 @@ for name, (words, kw) in CASES.items():
           {k: (p["request"][k], c["request"][k]) for k in c["request"] if p["request"].get(k) != c["request"][k]})
     check(f"{name}: same plan from the CLI and Python", without(dict(p), "schema") == without(c, "schema", "assumptions"),
           sorted(k for k in c if k not in ("schema", "assumptions") and p.get(k) != c[k]))
+
+# kvplan size: the same walk over its own table (tokens, batch, tp and the shared cache dtypes).
+size_source = table_from_source("kSizeFields")
+check("size table read from source", [f["name"] for f in size_source] ==
+      ["tokens", "batch", "tp", "kv_dtype", "k_dtype", "v_dtype", "state_dtype"], size_source)
+size_fields = kvplan.fields("size") if kvplan is not None else size_source
+if kvplan is not None:
+    check("kvplan.fields('size') is the table",
+          [{k: f[k] for k in ("name", "cli_flag", "type", "unit", "default")} for f in size_fields] == size_source)
+size_help = " ".join(run("size", "--help").stdout.split())
+for f in size_fields:
+    check(f"size --help has {f['cli_flag']}", f["cli_flag"] in size_help)
+    if "help" in f:
+        check(f"size {f['cli_flag']} help is the table's", " ".join(f["help"].split()) in size_help, f["help"])
+SIZE_MODEL = "Qwen/Qwen3-Next-80B-A3B-Thinking"  # full attention and a recurrent state: every dtype matters
+SIZE_CASES = {
+    "tokens": (["--tokens", "32k"], {"tokens": "32k"}),
+    "batch": (["--batch", "3"], {"batch": 3}),
+    "tp": (["--tp", "2"], {"tp": 2}),
+    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
+    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
+    "v_dtype": (["--v-dtype", "q8_0"], {"v_dtype": "q8_0"}),
+    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
+}
+check("a size case for every field", sorted(SIZE_CASES) == sorted(f["name"] for f in size_fields))
+base_size = json.loads(run("size", SIZE_MODEL, "--json").stdout)
+for name, (words, kw) in SIZE_CASES.items():
+    r = run("size", SIZE_MODEL, *words, "--json")
+    if not check(f"size {name}: CLI runs", r.returncode == 0, r.stderr):
+        continue
+    c = json.loads(r.stdout)
+    check(f"size {name}: the flag reaches the library", without(c, "schema") != without(base_size, "schema"))
+    if kvplan is not None:
+        p = dict(kvplan.size(SIZE_MODEL, **kw))
+        check(f"size {name}: same result from the CLI and Python", without(p, "schema") == without(c, "schema"),
+              sorted(k for k in c if k != "schema" and p.get(k) != c[k]))
 
 # The page, read statically: its plan form sends only table fields (plus the model).
 names = {f["name"] for f in fields}

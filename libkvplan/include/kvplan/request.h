@@ -1,5 +1,6 @@
 #pragma once
-// The planner's request as data: one table of the options `kvplan plan` / `kvplan sweep`, the
+// The requests as data: one table of the options `kvplan plan` / `kvplan sweep` (and one of
+// `kvplan size`), the
 // Python kvplan.plan()/sweep() keywords and the page's plan form share (name, type, unit,
 // default, help), and the JSON echo of a resolved request (PlanInput). The CLI takes its help
 // texts from the table, the Python module its accepted keywords, and tests/cli/test_fields_cli.py
@@ -40,6 +41,11 @@ struct RequestField {
 std::span<const RequestField> plan_request_fields();
 // The entry named `name` (Python keyword); InputError for an unknown one.
 const RequestField& plan_request_field(std::string_view name);
+// `kvplan size` / kvplan.size(): tokens, batch, tp and the cache dtypes (the same entries as plan's).
+std::span<const RequestField> size_request_fields();
+// By verb: "plan" and "sweep" (plan_request_fields), "size"; InputError for another.
+std::span<const RequestField> request_fields(std::string_view verb);
+const RequestField& request_field(std::string_view verb, std::string_view name);
 
 nlohmann::json to_json(const RequestField& f);
 // The request as the planner resolved it from any face: every PlanInput value (device figures

@@ -9,6 +9,19 @@ namespace kvplan {
 
 namespace {
 using T = FieldType;
+// The cache dtype options plan, sweep and size share.
+constexpr RequestField kKvDtype{"kv_dtype", "--kv-dtype", T::dtype, "", "auto", "cache dtype for K and V (auto = model dtype)"};
+constexpr RequestField kKDtype{"k_dtype", "--k-dtype", T::dtype, "", "", "K cache dtype (overrides --kv-dtype)"};
+constexpr RequestField kVDtype{"v_dtype", "--v-dtype", T::dtype, "", "", "V cache dtype (overrides --kv-dtype)"};
+constexpr RequestField kStateDtype{"state_dtype", "--state-dtype", T::dtype, "", "",
+                                   "recurrent state dtype (default: the config's, else the model dtype)"};
+
+constexpr std::array<RequestField, 7> kSizeFields{{
+    {"tokens", "--tokens", T::tokens, "tokens", "4096", "tokens per sequence (4096, 32k, 1M)"},
+    {"batch", "--batch", T::count, "sequences", "1", "number of sequences"},
+    {"tp", "--tp", T::count, "", "1", "tensor-parallel size: report one rank's share"},
+    kKvDtype, kKDtype, kVDtype, kStateDtype,
+}};
 constexpr std::array<RequestField, 27> kPlanFields{{
     {"gpu", "--gpu", T::name, "", "", "accelerator name (kvplan gpus), e.g. H100, MI300X"},
     {"gpu_memory", "--gpu-memory", T::bytes, "bytes", "",
@@ -23,11 +36,7 @@ constexpr std::array<RequestField, 27> kPlanFields{{
     {"dp", "--dp", T::count, "", "1", "data-parallel replicas (concurrency is spread over them)"},
     {"context", "--context", T::tokens, "tokens", "4096", "tokens per sequence (4096, 32k, 128k)"},
     {"concurrency", "--concurrency", T::count, "sequences", "1", "concurrent sequences"},
-    {"kv_dtype", "--kv-dtype", T::dtype, "", "auto", "cache dtype for K and V (auto = model dtype)"},
-    {"k_dtype", "--k-dtype", T::dtype, "", "", "K cache dtype (overrides --kv-dtype)"},
-    {"v_dtype", "--v-dtype", T::dtype, "", "", "V cache dtype (overrides --kv-dtype)"},
-    {"state_dtype", "--state-dtype", T::dtype, "", "",
-     "recurrent state dtype (default: the config's, else the model dtype)"},
+    kKvDtype, kKDtype, kVDtype, kStateDtype,
     {"weight_dtype", "--weight-dtype", T::weight_format, "", "auto",
      "store weights in this dtype or preset (awq gptq nf4 w8a8 fp8 mxfp4 Q4_K_M Q8_0 ...; auto = the checkpoint's "
      "format)"},
@@ -69,6 +78,19 @@ std::string_view field_type_name(FieldType t) {
 }
 
 std::span<const RequestField> plan_request_fields() { return kPlanFields; }
+std::span<const RequestField> size_request_fields() { return kSizeFields; }
+
+std::span<const RequestField> request_fields(std::string_view verb) {
+  if (verb == "plan" || verb == "sweep") return kPlanFields;
+  if (verb == "size") return kSizeFields;
+  throw InputError::value("request fields", verb, "plan, sweep or size");
+}
+
+const RequestField& request_field(std::string_view verb, std::string_view name) {
+  for (const auto& f : request_fields(verb))
+    if (f.name == name) return f;
+  throw InputError::unknown(std::string(verb) + " option", name, "");
+}
 
 const RequestField& plan_request_field(std::string_view name) {
   for (const auto& f : kPlanFields)
