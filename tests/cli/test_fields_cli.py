@@ -64,6 +64,16 @@ for f in fields:
     if "help" in f:
         check(f"{f['cli_flag']} help is the table's", " ".join(f["help"].split())[:40] in " ".join(plan_help.split()), f["help"])
 
+# ... and no flag outside it: plan's and sweep's other flags are the verb's own (output, model loading,
+# a device file), listed here so that a new planner option cannot skip the table.
+VERB_ONLY = {"--help", "--json", "--require-fit", "--gpu-file", "--assume", "--csv", "--contexts"}
+names_by_flag = {f["cli_flag"] for f in fields}
+for verb, text in (("plan", plan_help), ("sweep", sweep_help)):
+    flags = set(re.findall(r"(?:^\s+|,)(--[a-z][a-z-]*)", text, re.M))
+    check(f"{verb}: its flags were read", len(flags) >= 25, sorted(flags))
+    check(f"{verb}: every flag is a table field or the verb's own", flags - names_by_flag - VERB_ONLY == set(),
+          sorted(flags - names_by_flag - VERB_ONLY))
+
 # Every field set away from its default: (CLI words, Python keywords). Extra settings a field
 # needs (pp_layers needs pp 2; offload needs a bandwidth) are on both sides.
 MODEL, GPU = "Qwen/Qwen3-8B", "H100"
@@ -114,6 +124,10 @@ check("plan --json echoes the request", "request" in base_cli and "error" not in
 if kvplan is not None:
     sig_plan = inspect.signature(kvplan.plan).parameters
     sig_sweep = inspect.signature(kvplan.sweep).parameters
+    names = {f["name"] for f in fields}
+    check("kvplan.plan()'s keywords are the table", set(sig_plan) - {"model"} == names, sorted(set(sig_plan) ^ names))
+    check("kvplan.sweep()'s keywords are the table", set(sig_sweep) - {"model", "contexts"} == names - {"context"},
+          sorted(set(sig_sweep) ^ names))
     for f in fields:
         check(f"kvplan.plan() takes {f['name']}", f["name"] in sig_plan)
         if f["name"] not in ("context", "concurrency"):

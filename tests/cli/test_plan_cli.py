@@ -212,14 +212,24 @@ def singular_plural():
         "vllm": run("engine", "vllm", "Qwen/Qwen3-8B", "--kv-cache-memory", "20GiB", "--max-model-len", "8192").stdout,
         "simulate": run("simulate", "Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "4096", "--workload",
                         "requests=1 prompt=fixed:100 output=fixed:1 seed=1").stdout,
+        "check": run("check", "--gpu", "H100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "1").stdout,
+        "vllm block 1": run("engine", "vllm", "Qwen/Qwen3-8B", "--kv-cache-memory", "20GiB", "--max-model-len", "1",
+                            "--block-size", "1").stdout,
     }
+    # The engines' own log lines are reproduced verbatim (vLLM prints "Maximum concurrency for 1 tokens
+    # per request"): only kvplan's text is checked.
+    texts = {verb: "\n".join(line for line in t.splitlines() if not line.startswith("  Maximum concurrency for "))
+             for verb, t in texts.items()}
     for verb, t in texts.items():
         assert t.strip(), verb
-        for bad in ["(s)", " 1 sequences", " 1 streams", " 1 groups", " 1 layers", " 1 GPUs", " 1 steps"]:
+        for bad in ["(s)", " 1 sequences", " 1 streams", " 1 groups", " 1 layers", " 1 GPUs", " 1 steps", " 1 tokens"]:
             assert bad not in t, f"{verb}: {bad!r} in {t}"
     assert "load                  1 sequence x 4,096 tokens" in texts["plan"], texts["plan"]
     assert "1 sequence, 1 stream of" in texts["llama.cpp"], texts["llama.cpp"]
     assert "workload     1 sequence x 4,096 tokens" in texts["size"], texts["size"]
+    assert "x at 1 token" in texts["check"], texts["check"]
+    assert "block size 1 token," in texts["vllm block 1"] and "max concurrency at 1 token:" in texts["vllm block 1"], \
+        texts["vllm block 1"]
 
 
 check("S4 Llama 70B 128k / 141 GB weights", s4)

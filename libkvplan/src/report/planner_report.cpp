@@ -250,7 +250,7 @@ std::string format_compare_text(const std::vector<CompareRow>& rows) {
          pad(r.weights_bytes ? fixed(100.0 * r.share_of_weights, 1) + "%" : std::string("-"), 15, true) + "  " + r.kinds +
          "\n";
   }
-  if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens) + " tokens\n";
+  if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens, "token") + "\n";
   return o;
 }
 
