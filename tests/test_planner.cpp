@@ -2,9 +2,11 @@
 // the H100's 81,559 MiB, the seeds' figures), never copied from kvplan's output.
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "helpers.h"
 #include "kvplan/planner.h"
+#include "kvplan/request.h"
 #include "kvplan/weights.h"
 
 using namespace kvplan;
@@ -505,7 +507,6 @@ BOOST_AUTO_TEST_CASE(plan_json_has_the_interface_keys) {
   BOOST_TEST(j["per_gpu"]["memory_bytes"].get<std::uint64_t>() == kH100);
 }
 
-BOOST_AUTO_TEST_SUITE_END()
 
 // Issue 15: one serving default for every verb. gpt2's config names float32: it is served in bf16
 // (vLLM/SGLang/TensorRT-LLM --dtype auto) by size, plan and the engines alike, reported as an
@@ -580,3 +581,44 @@ BOOST_AUTO_TEST_CASE(min_gpus_prefers_tensor_parallel_within_a_node) {
   BOOST_TEST(pd.min_gpus_reason.find("within one 8-GPU node") != std::string::npos, pd.min_gpus_reason);
   if (pd.kv_dtype_to_fit) BOOST_TEST(name(*pd.kv_dtype_to_fit) != "q8_0");
 }
+
+// The request field tables (kvplan/request.h): one entry per name, the flag spelled from the name,
+// defaults that parse as their type, and the size table sharing plan's dtype entries.
+BOOST_AUTO_TEST_CASE(request_field_tables) {
+  for (const char* verb : {"plan", "size"}) {
+    std::set<std::string_view> seen;
+    for (const auto& f : request_fields(verb)) {
+      BOOST_TEST_CONTEXT(verb << " " << f.name) {
+        BOOST_TEST(seen.insert(f.name).second);
+        std::string flag = "--" + std::string(f.name);
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        BOOST_TEST(f.cli_flag == flag);
+        BOOST_TEST(!f.help.empty());
+        if (f.default_value.empty()) continue;
+        switch (f.type) {
+          case FieldType::tokens: BOOST_CHECK_NO_THROW(parse_tokens(f.default_value)); break;
+          case FieldType::bytes: BOOST_CHECK_NO_THROW(parse_bytes(f.default_value)); break;
+          case FieldType::count: BOOST_TEST(std::stoull(std::string(f.default_value)) > 0u); break;
+          case FieldType::fraction: BOOST_TEST((std::stod(std::string(f.default_value)) > 0 && std::stod(std::string(f.default_value)) <= 1)); break;
+          case FieldType::rate: BOOST_TEST(std::stod(std::string(f.default_value)) >= 0); break;
+          case FieldType::dtype: case FieldType::weight_format: BOOST_TEST(f.default_value == "auto"); break;
+          case FieldType::name: BOOST_TEST(f.default_value == "none"); break;
+          case FieldType::count_list: BOOST_FAIL("a list has no default"); break;
+        }
+      }
+    }
+  }
+  // The defaults the table states are PlanInput's own.
+  const PlanInput d;
+  BOOST_TEST(parse_tokens(plan_request_field("context").default_value) == d.context);
+  BOOST_TEST(std::stod(std::string(plan_request_field("utilization").default_value)) == d.utilization);
+  BOOST_TEST(std::stod(std::string(plan_request_field("prefill_efficiency").default_value)) == d.prefill_efficiency);
+  BOOST_TEST(parse_bytes(plan_request_field("runtime_overhead").default_value) == d.reserved.runtime_bytes);
+  BOOST_TEST(parse_tokens(plan_request_field("prefill_chunk").default_value) == d.reserved.prefill_chunk_tokens);
+  BOOST_TEST(std::stoull(std::string(plan_request_field("block_tokens").default_value)) == d.block_tokens);
+  BOOST_TEST(request_field("size", "kv_dtype").help == plan_request_field("kv_dtype").help);
+  BOOST_CHECK_THROW(request_fields("engine"), InputError);
+  BOOST_CHECK_THROW(plan_request_field("tokens"), InputError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
