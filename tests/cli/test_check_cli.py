@@ -6,10 +6,8 @@ Each expectation is reasoned from the engine rules and sizes, with wide margins,
 is ~15 GiB of bf16 weights and 128 KiB of KV per token; Llama-3.1-70B is ~131 GiB of weights."""
 import json
 import os
-import subprocess
-import sys
 import tempfile
-from _harness import KVPLAN, SRC, check, run as harness_run, finish  # noqa: E402
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):

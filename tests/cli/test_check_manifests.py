@@ -7,7 +7,6 @@ report points at. Run: /usr/bin/python3 test_check_manifests.py <path-to-kvplan>
 import json
 import os
 import subprocess
-import sys
 from _harness import KVPLAN, SRC, check, finish, validate_output  # noqa: E402
 
 DIR = os.path.join(SRC, "tests", "data", "deployments")

@@ -8,10 +8,8 @@ import json
 import os
 import shutil
 import struct
-import subprocess
-import sys
 import tempfile
-from _harness import KVPLAN, SRC, check, run as harness_run, finish  # noqa: E402
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args, env=None):

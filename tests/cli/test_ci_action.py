@@ -4,7 +4,6 @@ workflow (examples/ci/kvplan-check.yml): their YAML structure as GitHub Actions 
 it (python3-yaml), and the workflow's own check run with kvplan. Run: test_ci_action.py <kvplan>"""
 import os
 import subprocess
-import sys
 
 import yaml
 from _harness import KVPLAN, SRC, check, finish  # noqa: E402

@@ -7,7 +7,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from _harness import KVPLAN, SRC, check, finish  # noqa: E402
 
 DOCS = ["docs/engines.md", "docs/cli.md", "examples/ci/README.md", "README.md"]

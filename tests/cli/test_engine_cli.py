@@ -2,9 +2,7 @@
 """kvplan engine: JSON keys and figures from the engines' rules (docs/engines.md), exit codes.
 Run: /usr/bin/python3 test_engine_cli.py <path-to-kvplan>"""
 import json
-import subprocess
-import sys
-from _harness import KVPLAN, check, run as harness_run, finish  # noqa: E402
+from _harness import check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):

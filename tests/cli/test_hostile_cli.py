@@ -8,7 +8,6 @@ import os
 import re
 import stat
 import subprocess
-import sys
 import tempfile
 from _harness import KVPLAN, SRC, check, finish, validate_output  # noqa: E402
 

@@ -23,7 +23,6 @@ import os
 import random
 import re
 import subprocess
-import sys
 from _harness import KVPLAN, SRC, check, finish, validate_output  # noqa: E402
 
 SEED = int(os.environ.get("KVPLAN_PROPERTY_SEED", "18"))  # fixed in ctest; set it to explore

@@ -5,9 +5,7 @@ Run as: python3 test_measure.py <path-to-kvplan>. Exits non-zero on any failure 
 'N passed, M failed'. Expected values are derived here from the model dimensions.
 """
 import json
-import subprocess
-import sys
-from _harness import KVPLAN, check, run as harness_run, finish  # noqa: E402
+from _harness import check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):

@@ -6,10 +6,8 @@ Run as: /usr/bin/python3 test_plan_cli.py <path-to-kvplan>. Expected values are 
 import json
 import math
 import os
-import subprocess
-import sys
 import tempfile
-from _harness import KVPLAN, SRC, check_fn as check, js, run, finish  # noqa: E402
+from _harness import SRC, check_fn as check, js, run, finish  # noqa: E402
 
 H100 = 81559 * 2**20  # nvidia-smi 81,559 MiB
 

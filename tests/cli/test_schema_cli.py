@@ -5,11 +5,9 @@ Usage: test_schema_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import json
 import os
 import re
-import subprocess
-import sys
 
 import jsonschema
-from _harness import KVPLAN, SRC, check, run as harness_run, finish  # noqa: E402
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):

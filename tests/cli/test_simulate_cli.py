@@ -5,11 +5,8 @@ Run as: /usr/bin/python3 test_simulate_cli.py <path-to-kvplan>. The block count 
 figure is derived by hand from it.
 """
 import json
-import os
-import subprocess
-import sys
 import tempfile
-from _harness import KVPLAN, check_fn as check, js, run, finish  # noqa: E402
+from _harness import check_fn as check, js, run, finish  # noqa: E402
 
 MODEL = "meta-llama/Llama-3.1-8B"
 

@@ -4,9 +4,7 @@ Usage: test_size_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import glob
 import json
 import os
-import subprocess
-import sys
-from _harness import KVPLAN, SRC, check, run as harness_run, finish  # noqa: E402
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):

@@ -7,10 +7,8 @@ inspect answer the cache regardless of weight-only fields. Figures are derived b
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
-from _harness import KVPLAN, SRC, check, run, finish  # noqa: E402
+from _harness import SRC, check, run, finish  # noqa: E402
 
 
 NANO = os.path.join(SRC, "tests", "data", "weights", "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json")
