@@ -152,7 +152,9 @@ void bind_planner(pyb::module_& m) {
   }, "model"_a, "dtype"_a = pyb::none());
   m.def("_plan", [](pyb::handle model, const pyb::dict& options) {
     const PlanInput in = plan_input(options);
-    nlohmann::json j = to_json(plan(model_arg(model).get(), in));
+    const ModelSpec& spec = model_arg(model).get();
+    nlohmann::json j = to_json(plan(spec, in));
+    j["assumptions"] = spec.assumptions;  // as `kvplan plan --json` and kvplan.size()
     j["request"] = request_json(in);
     return to_python(j);
   }, "model"_a, "options"_a);
