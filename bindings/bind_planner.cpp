@@ -193,6 +193,7 @@ void bind_planner(pyb::module_& m) {
     d["weights_bytes"] = r.weights_bytes;
     d["reserved_bytes"] = r.reserved_bytes;
     d["usable_bytes"] = r.usable_bytes;
+    d["request"] = to_python(sweep_request_json(in));
     return d;
   }, "model"_a, "contexts"_a, "concurrency"_a, "options"_a);
   m.def("_compare", [](pyb::handle model, pyb::handle tokens, pyb::handle kv_dtype, pyb::handle weight_dtype) {

@@ -151,6 +151,21 @@ for name, (words, kw) in CASES.items():
     check(f"{name}: same plan from the CLI and Python", without(dict(p), "schema") == without(c, "schema"),
           sorted(k for k in c if k != "schema" and p.get(k) != c[k]))
 
+# kvplan sweep: the same options through its flags and keywords give plan's request (less the axes).
+for name, (words, kw) in CASES.items():
+    if name in ("context", "concurrency"):
+        continue
+    r = run("sweep", MODEL, *(["--gpu", GPU] if "--gpu" not in words else []), *words, "--contexts", "4096",
+            "--concurrency", "1", "--json")
+    if not check(f"sweep {name}: CLI runs", r.returncode == 0, r.stderr):
+        continue
+    s = json.loads(r.stdout)["request"]
+    want = without(cli_plan(words)["request"], "context", "concurrency")
+    check(f"sweep {name}: the same request as plan's", s == want, (s, want))
+    if kvplan is not None:
+        ps = kvplan.sweep(MODEL, [4096], [1], **{"gpu": GPU, **kw})
+        check(f"sweep {name}: same request from the CLI and Python", dict(ps.request) == s, (ps.request, s))
+
 # kvplan size: the same walk over its own table (tokens, batch, tp and the shared cache dtypes).
 size_source = table_from_source("kSizeFields")
 check("size table read from source", [f["name"] for f in size_source] ==

@@ -64,7 +64,8 @@ class Sweep:
       memory_bytes (n, m)                   weights + reserved + cache per GPU, uint64
       fits (n, m)                           bool
       decode_step_seconds (n, m)            float64 roofline estimate
-    Scalars (per GPU): weights_bytes, reserved_bytes, usable_bytes.
+    Scalars (per GPU): weights_bytes, reserved_bytes, usable_bytes; request: the request as the
+    library resolved it (the same object as ``kvplan sweep --json``'s "request").
     """
 
     def __init__(self, data, model, gpu):

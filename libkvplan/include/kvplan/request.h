@@ -51,5 +51,8 @@ nlohmann::json to_json(const RequestField& f);
 // The request as the planner resolved it from any face: every PlanInput value (device figures
 // included), so the CLI and Python echo the same object for the same options.
 nlohmann::json request_json(const PlanInput& in);
+// A sweep's request: request_json(in) without `context` and `concurrency` (the grid's axes, which
+// the sweep document lists as `contexts` and `concurrency`).
+nlohmann::json sweep_request_json(const PlanInput& in);
 
 }  // namespace kvplan

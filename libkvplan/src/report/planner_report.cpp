@@ -159,6 +159,13 @@ json request_json(const PlanInput& in) {
   return j;
 }
 
+json sweep_request_json(const PlanInput& in) {
+  json j = request_json(in);
+  j.erase("context");
+  j.erase("concurrency");
+  return j;
+}
+
 std::string format_plan_text(const Plan& p) {
   std::string o;
   auto line = [&](const std::string& k, const std::string& v) { o += pad(k, 22) + v + "\n"; };
