@@ -356,15 +356,16 @@ MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtyp
     for (std::uint64_t p = 2; p <= layers && checked_mul(widest, p, "GPU count") <= kMinGpuSearchLimit; ++p)
       if (fits(widest, p))
         return {widest * p, widest, p,
-                "one " + node + " is not enough: tp " + num(widest) + " within each node (the widest degree dividing the " +
-                    num(heads) + " attention heads), pp " + num(p) + " across " + num(p) + " nodes"};
+                "one " + node + " is not enough: tp " + num(widest) +
+                    " within each node (the widest in-node degree the model's heads and layers allow), pp " + num(p) +
+                    " across " + num(p) + " nodes"};
   for (std::uint64_t n = 1; n <= kMinGpuSearchLimit; ++n)
     for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
       const std::uint64_t t = it->first;
       if (n % t != 0 || n / t > layers) continue;
       if (fits(t, n / t))
-        return {n, t, n / t, "no in-node tensor-parallel degree with one pipeline stage per node fits: tp " + num(t) +
-                                 " spans nodes"};
+        return {n, t, n / t,
+                "no in-node tensor-parallel degree with one pipeline stage per node fits: the fewest GPUs at any tp x pp"};
     }
   return {};
 }
@@ -447,7 +448,7 @@ std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t 
 }
 
 EnginePreset engine_preset(std::string_view engine) {
-  if (engine.empty() || engine == "none") return {1, 0.9};
+  if (engine.empty() || engine == "none") return {1, 0.9, {}};
   // The dtypes vLLM's --kv-cache-dtype names (kVllmKvCacheDtypes, the list the vLLM profile parses).
   if (engine == "vllm") {
     EnginePreset p{16, 0.9, {}};
