@@ -8,6 +8,7 @@
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
 #include "kvplan/planner.h"
+#include "kvplan/request.h"
 #include "kvplan/weights.h"
 #include "numpy_util.h"
 
@@ -26,15 +27,8 @@ Accelerator accelerator_arg(pyb::handle gpu) {
 
 // Every planner option by name; unknown names are an error (a typo must not pass silently).
 PlanInput plan_input(const pyb::dict& o) {
-  static const std::set<std::string> known = {
-      "gpu", "gpus", "tp", "pp", "dp", "pp_layers", "context", "concurrency", "kv_dtype", "k_dtype", "v_dtype",
-      "state_dtype", "weight_dtype", "weights", "engine", "utilization", "reserved", "runtime_overhead",
-      "prefill_chunk", "block_tokens", "shared_prefix", "offload", "offload_bandwidth", "prefill_efficiency",
-      "gpu_memory", "gpu_bandwidth", "gpu_flops"};
-  for (auto [k, v] : o) {
-    auto key = pyb::str(k).cast<std::string>();
-    if (!known.count(key)) throw InputError::unknown("planner option", key, "");
-  }
+  // The keywords are the request field table's names (kvplan/request.h).
+  for (auto [k, v] : o) plan_request_field(pyb::str(k).cast<std::string>());
   auto get = [&](const char* k) -> pyb::object {
     return o.contains(k) ? pyb::reinterpret_borrow<pyb::object>(o[k]) : pyb::none();
   };
@@ -157,8 +151,21 @@ void bind_planner(pyb::module_& m) {
     return weights_dict(weight_bytes(model_arg(model).get(), weight_format_arg(dtype, "dtype")));
   }, "model"_a, "dtype"_a = pyb::none());
   m.def("_plan", [](pyb::handle model, const pyb::dict& options) {
-    return to_python(to_json(plan(model_arg(model).get(), plan_input(options))));
+    const PlanInput in = plan_input(options);
+    const ModelSpec& spec = model_arg(model).get();
+    nlohmann::json j = to_json(plan(spec, in));
+    j["assumptions"] = spec.assumptions;  // as `kvplan plan --json` and kvplan.size()
+    j["request"] = request_json(in);
+    return to_python(j);
   }, "model"_a, "options"_a);
+  m.def("fields", [](const std::string& verb) {
+    pyb::list out;
+    for (const auto& f : request_fields(verb)) out.append(to_python(to_json(f)));
+    return out;
+  }, "verb"_a = "plan",
+     "A request field table (name, cli_flag, type, unit, default, help): for \"plan\" (and \"sweep\") the\n"
+     "keywords kvplan.plan()/kvplan.sweep() take, the CLI's flags and the page's plan form; for \"size\"\n"
+     "kvplan.size()'s and `kvplan size`'s. One list each, in the library.");
   m.def("_plan_text", [](pyb::handle model, const pyb::dict& options) {
     return format_plan_text(plan(model_arg(model).get(), plan_input(options)));
   }, "model"_a, "options"_a);
@@ -186,6 +193,7 @@ void bind_planner(pyb::module_& m) {
     d["weights_bytes"] = r.weights_bytes;
     d["reserved_bytes"] = r.reserved_bytes;
     d["usable_bytes"] = r.usable_bytes;
+    d["request"] = to_python(sweep_request_json(in));
     return d;
   }, "model"_a, "contexts"_a, "concurrency"_a, "options"_a);
   m.def("_compare", [](pyb::handle model, pyb::handle tokens, pyb::handle kv_dtype, pyb::handle weight_dtype) {

@@ -19,9 +19,11 @@ static void register_size(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<SizeOptions>();
   auto* cmd = app.add_subcommand("size", "exact cache bytes held by B sequences of N tokens");
   opt->model.add(*cmd);
-  cmd->add_option("--tokens,-n", opt->tokens, "tokens per sequence (4096, 32k, 1M)")->capture_default_str();
-  cmd->add_option("--batch,-b", opt->batch, "number of sequences")->capture_default_str();
-  cmd->add_option("--tp", opt->tp, "tensor-parallel size: report one rank's share")->capture_default_str();
+  // Help texts from the size request table (kvplan/request.h).
+  auto help = [](std::string_view name) { return std::string(request_field("size", name).help); };
+  cmd->add_option("--tokens,-n", opt->tokens, help("tokens"))->capture_default_str();
+  cmd->add_option("--batch,-b", opt->batch, help("batch"))->capture_default_str();
+  cmd->add_option("--tp", opt->tp, help("tp"))->capture_default_str();
   opt->dtypes.add(*cmd);
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([&run, opt] {

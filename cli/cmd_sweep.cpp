@@ -33,7 +33,8 @@ static void register_sweep(CLI::App& app, Runner& run) {
       // Streamed: a 1,024 x 1,024 grid is never one document in memory (so not print_json; the
       // schema tag it would add is added here).
       if (opt->json)
-        write_sweep_json(std::cout, s, {{"model", m.name}, {"gpu", in.gpu.name}, {"schema", schema_id("sweep")}});
+        write_sweep_json(std::cout, s, {{"model", m.name}, {"gpu", in.gpu.name}, {"schema", schema_id("sweep")},
+                                        {"request", sweep_request_json(in)}});
       else write_sweep_csv(std::cout, s);
       return 0;
     };

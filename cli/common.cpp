@@ -29,10 +29,12 @@ std::optional<WeightFormat> parse_weight_format_or_auto(const std::string& text,
 }
 
 void DtypeOptions::add(CLI::App& cmd) {
-  cmd.add_option("--kv-dtype", kv, "cache dtype for K and V (auto = model dtype)")->capture_default_str();
-  cmd.add_option("--k-dtype", k, "K cache dtype (overrides --kv-dtype)");
-  cmd.add_option("--v-dtype", v, "V cache dtype (overrides --kv-dtype)");
-  cmd.add_option("--state-dtype", state, "recurrent state dtype (default: the config's, else the model dtype)");
+  // Help texts from the request table (kvplan/request.h; plan, sweep and size share these entries).
+  auto help = [](std::string_view name) { return std::string(request_field("size", name).help); };
+  cmd.add_option("--kv-dtype", kv, help("kv_dtype"))->capture_default_str();
+  cmd.add_option("--k-dtype", k, help("k_dtype"));
+  cmd.add_option("--v-dtype", v, help("v_dtype"));
+  cmd.add_option("--state-dtype", state, help("state_dtype"));
 }
 
 void DtypeOptions::apply(Workload& w) const {

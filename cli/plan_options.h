@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "kvplan/planner.h"
+#include "kvplan/request.h"
 
 namespace kvplan::cli {
 
@@ -29,34 +30,37 @@ struct PlanOptions {
   double offload_bandwidth = 0;
   double prefill_efficiency = 0.5;
 
+  // Help texts come from the request field table (kvplan/request.h), which the tests walk.
+  static std::string help(std::string_view name) { return std::string(plan_request_field(name).help); }
+
   void add(CLI::App& cmd) {
     model.add(cmd);
-    cmd.add_option("--gpu", gpu, "accelerator name (kvplan gpus), e.g. H100, MI300X");
+    cmd.add_option("--gpu", gpu, help("gpu"));
     cmd.add_option("--gpu-file", gpu_file, "a custom accelerator: JSON object with the catalog's keys");
-    cmd.add_option("--gpu-memory", gpu_memory, "device memory (overrides the catalog; with no --gpu, a custom device)");
-    cmd.add_option("--gpu-bandwidth", gpu_bandwidth, "memory bandwidth in bytes/s (e.g. 3.35e12)");
-    cmd.add_option("--gpu-flops", gpu_flops, "dense BF16 peak FLOP/s for TTFT (e.g. 989e12)");
-    cmd.add_option("--gpus", gpus, "GPU count = tp x pp x dp (default: tp x pp x dp)");
-    cmd.add_option("--tp", tp, "tensor-parallel degree (default: gpus / (pp x dp), else 1)");
-    cmd.add_option("--pp", pp, "pipeline-parallel degree")->capture_default_str();
-    cmd.add_option("--pp-layers", pp_layers, "layers per pipeline stage, e.g. 21,20,20,19 (default: vLLM's split)")
+    cmd.add_option("--gpu-memory", gpu_memory, help("gpu_memory"));
+    cmd.add_option("--gpu-bandwidth", gpu_bandwidth, help("gpu_bandwidth"));
+    cmd.add_option("--gpu-flops", gpu_flops, help("gpu_flops"));
+    cmd.add_option("--gpus", gpus, help("gpus"));
+    cmd.add_option("--tp", tp, help("tp"));
+    cmd.add_option("--pp", pp, help("pp"))->capture_default_str();
+    cmd.add_option("--pp-layers", pp_layers, help("pp_layers"))
         ->delimiter(',');
-    cmd.add_option("--dp", dp, "data-parallel replicas (concurrency is spread over them)")->capture_default_str();
+    cmd.add_option("--dp", dp, help("dp"))->capture_default_str();
     dtypes.add(cmd);
-    cmd.add_option("--weight-dtype", weight_dtype, "store weights in this dtype or preset (awq gptq nf4 w8a8 fp8 mxfp4 Q4_K_M Q8_0 ...; auto = the checkpoint's format)")
+    cmd.add_option("--weight-dtype", weight_dtype, help("weight_dtype"))
         ->capture_default_str();
-    cmd.add_option("--weights", weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");
-    cmd.add_option("--utilization", utilization, "fraction of device memory the engine may use (default 0.9)");
-    cmd.add_option("--reserved", reserved, "reserved memory per GPU for activations/CUDA graphs/runtime (replaces the estimate)");
-    cmd.add_option("--runtime-overhead", runtime_overhead, "runtime part of the reserved estimate (default 1GiB)");
-    cmd.add_option("--prefill-chunk", prefill_chunk, "tokens per forward pass in the activation estimate (default 8192)");
-    cmd.add_option("--block-tokens", block_tokens, "paging block: per-sequence tokens round up to it (default 1; vllm 16)");
-    cmd.add_option("--engine", engine, "defaults of an engine: none or vllm")->capture_default_str();
-    cmd.add_option("--shared-prefix", shared_prefix, "tokens of a common prefix stored once (prefix caching)")
+    cmd.add_option("--weights", weights, help("weights"));
+    cmd.add_option("--utilization", utilization, help("utilization"));
+    cmd.add_option("--reserved", reserved, help("reserved"));
+    cmd.add_option("--runtime-overhead", runtime_overhead, help("runtime_overhead"));
+    cmd.add_option("--prefill-chunk", prefill_chunk, help("prefill_chunk"));
+    cmd.add_option("--block-tokens", block_tokens, help("block_tokens"));
+    cmd.add_option("--engine", engine, help("engine"))->capture_default_str();
+    cmd.add_option("--shared-prefix", shared_prefix, help("shared_prefix"))
         ->capture_default_str();
-    cmd.add_option("--offload", offload, "host memory per GPU the cache may spill into (e.g. 256GB)");
-    cmd.add_option("--offload-bandwidth", offload_bandwidth, "host<->GPU bytes/s for the spilled cache (e.g. 64e9)");
-    cmd.add_option("--prefill-efficiency", prefill_efficiency, "fraction of peak FLOPs prefill reaches (TTFT)")
+    cmd.add_option("--offload", offload, help("offload"));
+    cmd.add_option("--offload-bandwidth", offload_bandwidth, help("offload_bandwidth"));
+    cmd.add_option("--prefill-efficiency", prefill_efficiency, help("prefill_efficiency"))
         ->capture_default_str();
   }
 

@@ -2,9 +2,11 @@
 // the H100's 81,559 MiB, the seeds' figures), never copied from kvplan's output.
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "helpers.h"
 #include "kvplan/planner.h"
+#include "kvplan/request.h"
 #include "kvplan/weights.h"
 
 using namespace kvplan;
@@ -253,23 +255,26 @@ BOOST_AUTO_TEST_CASE(fp8_halves_bf16) {
   BOOST_TEST(f8.max_concurrency >= 2 * bf.max_concurrency);
 }
 
-BOOST_AUTO_TEST_CASE(min_gpus_search_finds_nine) {
-  // 16 x 128k tokens of Llama 3.1 70B cache (687.2 GB), no weights, all of each H100:
-  // 8 GPUs split any way hold 85,899,345,920 B > 85,520,809,984 B each; tp 1 x pp 9 puts at
-  // most 9 of the 80 layers on a GPU: 9 x 4,096 x 131,072 x 16 = 77.3 GB.
+BOOST_AUTO_TEST_CASE(min_gpus_search_goes_across_nodes_at_full_tp) {
+  // 16 x 128k tokens of Llama 3.1 70B cache (687.2 GB), no weights, all of each H100. One 8-GPU
+  // node does not hold it (tp 8: 80 layers x 512 B x 131,072 x 16 = 85.9 GB > 85.5 GB a GPU), so
+  // the layout is tp 8 within each node and one pipeline stage per node: 2 nodes, 40 layers a
+  // stage, 42.9 GB a GPU. (Fewest GPUs would be tp 1 x pp 9, a pipeline inside one node.)
   const auto& m = model("meta-llama/Llama-3.1-70B");
   PlanInput in = h100(131072, 16);
   in.weight_bytes = 0;
   in.reserved.override_bytes = 0;
   in.utilization = 1.0;
-  BOOST_TEST(80ull * 4096 * 131072 * 16 / 8 > kH100);
-  BOOST_TEST(9ull * 4096 * 131072 * 16 <= kH100);
+  const std::uint64_t per_layer_tp8 = 2ull * 8 * 128 * 2 / 8;  // K+V, 8 KV heads split over 8 ranks
+  BOOST_TEST(80ull * per_layer_tp8 * 131072 * 16 > kH100);
+  BOOST_TEST(40ull * per_layer_tp8 * 131072 * 16 <= kH100);
   const Plan p = plan(m, in);
   BOOST_TEST(!p.fits);
-  BOOST_TEST(p.min_gpus == 9u);
-  BOOST_TEST(p.min_gpus_tp == 1u);
-  BOOST_TEST(p.min_gpus_pp == 9u);
-  BOOST_TEST(p.reason.find("it fits on 9 GPUs (tp 1, pp 9)") != std::string::npos, p.reason);
+  BOOST_TEST(p.min_gpus == 16u);
+  BOOST_TEST(p.min_gpus_tp == 8u);
+  BOOST_TEST(p.min_gpus_pp == 2u);
+  BOOST_TEST(p.reason.find("it fits on 16 GPUs (tp 8, pp 2)") != std::string::npos, p.reason);
+  BOOST_TEST(p.min_gpus_reason.find("pp 2 across 2 nodes") != std::string::npos, p.min_gpus_reason);
 }
 
 BOOST_AUTO_TEST_CASE(max_concurrency_and_max_context) {
@@ -502,7 +507,6 @@ BOOST_AUTO_TEST_CASE(plan_json_has_the_interface_keys) {
   BOOST_TEST(j["per_gpu"]["memory_bytes"].get<std::uint64_t>() == kH100);
 }
 
-BOOST_AUTO_TEST_SUITE_END()
 
 // Issue 15: one serving default for every verb. gpt2's config names float32: it is served in bf16
 // (vLLM/SGLang/TensorRT-LLM --dtype auto) by size, plan and the engines alike, reported as an
@@ -567,10 +571,54 @@ BOOST_AUTO_TEST_CASE(min_gpus_prefers_tensor_parallel_within_a_node) {
   dv.block_tokens = v.block_tokens;
   dv.kv_dtypes = v.kv_dtypes;
   const Plan pd = plan(d, dv);
-  BOOST_REQUIRE(pd.min_gpus > 0u);
-  std::uint64_t widest = 1;
-  for (std::uint64_t t : {2u, 4u, 8u})
-    if (pd.min_gpus % t == 0) widest = t;
-  BOOST_TEST(pd.min_gpus_tp == widest, "min " << pd.min_gpus << ": tp " << pd.min_gpus_tp << " pp " << pd.min_gpus_pp);
+  // Its weights (about 690 GB) need more than 4 H200s (4 x 126 GiB usable), so within one node the
+  // smallest TP degree dividing the 128 heads that holds them is 8: tp 8, pp 1. It used to say
+  // tp 2 x pp 3 (6 GPUs is the fewest that hold the weights, and 6 does not divide 128 heads).
+  BOOST_TEST(pd.weights_total_bytes > 4 * pd.per_gpu.usable_bytes);
+  BOOST_TEST(pd.min_gpus == 8u);
+  BOOST_TEST(pd.min_gpus_tp == 8u, "min " << pd.min_gpus << ": tp " << pd.min_gpus_tp << " pp " << pd.min_gpus_pp);
+  BOOST_TEST(pd.min_gpus_pp == 1u);
+  BOOST_TEST(pd.min_gpus_reason.find("within one 8-GPU node") != std::string::npos, pd.min_gpus_reason);
   if (pd.kv_dtype_to_fit) BOOST_TEST(name(*pd.kv_dtype_to_fit) != "q8_0");
 }
+
+// The request field tables (kvplan/request.h): one entry per name, the flag spelled from the name,
+// defaults that parse as their type, and the size table sharing plan's dtype entries.
+BOOST_AUTO_TEST_CASE(request_field_tables) {
+  for (const char* verb : {"plan", "size"}) {
+    std::set<std::string_view> seen;
+    for (const auto& f : request_fields(verb)) {
+      BOOST_TEST_CONTEXT(verb << " " << f.name) {
+        BOOST_TEST(seen.insert(f.name).second);
+        std::string flag = "--" + std::string(f.name);
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        BOOST_TEST(f.cli_flag == flag);
+        BOOST_TEST(!f.help.empty());
+        if (f.default_value.empty()) continue;
+        switch (f.type) {
+          case FieldType::tokens: BOOST_CHECK_NO_THROW(parse_tokens(f.default_value)); break;
+          case FieldType::bytes: BOOST_CHECK_NO_THROW(parse_bytes(f.default_value)); break;
+          case FieldType::count: BOOST_TEST(std::stoull(std::string(f.default_value)) > 0u); break;
+          case FieldType::fraction: BOOST_TEST((std::stod(std::string(f.default_value)) > 0 && std::stod(std::string(f.default_value)) <= 1)); break;
+          case FieldType::rate: BOOST_TEST(std::stod(std::string(f.default_value)) >= 0); break;
+          case FieldType::dtype: case FieldType::weight_format: BOOST_TEST(f.default_value == "auto"); break;
+          case FieldType::name: BOOST_TEST(f.default_value == "none"); break;
+          case FieldType::count_list: BOOST_FAIL("a list has no default"); break;
+        }
+      }
+    }
+  }
+  // The defaults the table states are PlanInput's own.
+  const PlanInput d;
+  BOOST_TEST(parse_tokens(plan_request_field("context").default_value) == d.context);
+  BOOST_TEST(std::stod(std::string(plan_request_field("utilization").default_value)) == d.utilization);
+  BOOST_TEST(std::stod(std::string(plan_request_field("prefill_efficiency").default_value)) == d.prefill_efficiency);
+  BOOST_TEST(parse_bytes(plan_request_field("runtime_overhead").default_value) == d.reserved.runtime_bytes);
+  BOOST_TEST(parse_tokens(plan_request_field("prefill_chunk").default_value) == d.reserved.prefill_chunk_tokens);
+  BOOST_TEST(std::stoull(std::string(plan_request_field("block_tokens").default_value)) == d.block_tokens);
+  BOOST_TEST(request_field("size", "kv_dtype").help == plan_request_field("kv_dtype").help);
+  BOOST_CHECK_THROW(request_fields("engine"), InputError);
+  BOOST_CHECK_THROW(plan_request_field("tokens"), InputError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

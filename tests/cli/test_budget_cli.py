@@ -9,6 +9,8 @@ import shlex
 import subprocess
 import sys
 
+from _harness import counts as harness_counts, run as harness_run  # noqa: E402
+
 KVPLAN = sys.argv[1]
 SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 LOGS = os.path.join(SRC, "tests", "data", "engine_logs")
@@ -16,7 +18,7 @@ passed = failed = 0
 
 
 def run(*args):
-    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True)
+    p = harness_run(*args)  # tests/cli/_harness.py: validates each --json / --format json document
     return p.returncode, p.stdout, p.stderr
 
 
@@ -249,4 +251,6 @@ finally:
     os.unlink(g.name)
 
 print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+harness_passed, harness_failed = harness_counts()  # schema checks made by harness_run
+print(f"{harness_passed} schema checks passed, {harness_failed} failed")
+sys.exit(1 if failed or harness_failed else 0)

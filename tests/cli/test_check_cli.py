@@ -6,27 +6,13 @@ Each expectation is reasoned from the engine rules and sizes, with wide margins,
 is ~15 GiB of bf16 weights and 128 KiB of KV per token; Llama-3.1-70B is ~131 GiB of weights."""
 import json
 import os
-import subprocess
-import sys
 import tempfile
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):
-    p = subprocess.run([KVPLAN, "check", *args], capture_output=True, text=True)
+    p = harness_run("check", *args)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 CASES = [
@@ -170,5 +156,4 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run(y, "--format", "json")
     check("utf8 json", rc in (0, 2) and json.loads(out) is not None, (rc, out[:200], err))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -7,21 +7,9 @@ report points at. Run: /usr/bin/python3 test_check_manifests.py <path-to-kvplan>
 import json
 import os
 import subprocess
-import sys
+from _harness import KVPLAN, SRC, check, finish, validate_output  # noqa: E402
 
-KVPLAN = os.path.abspath(sys.argv[1]) if os.sep in sys.argv[1] else sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DIR = os.path.join(SRC, "tests", "data", "deployments")
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 L8, L70, Q8 = "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-8B"
@@ -113,6 +101,7 @@ for name, flags, want, expected in CASES:
     # Run from the folder, as a launch script is run: its relative paths (launch-trtllm-deepseek.sh's
     # --extra_llm_api_options files/...) are the shell's, relative to the working directory.
     p = subprocess.run([KVPLAN, "check", path, *flags, "--format", "json"], capture_output=True, text=True, cwd=DIR)
+    validate_output(["check", path, *flags, "--format", "json"], p.stdout, p.returncode)
     try:
         j = json.loads(p.stdout)
     except ValueError:
@@ -128,6 +117,7 @@ for name, flags, want, expected in CASES:
 
 # vllm-config-file.yaml: the command line's --max-model-len 16384 wins over the file's 131072.
 p = subprocess.run([KVPLAN, "check", os.path.join(DIR, "vllm-config-file.yaml"), "--format", "json"], capture_output=True, text=True)
+validate_output(["check", "vllm-config-file.yaml", "--format", "json"], p.stdout, p.returncode)
 check("--config file under the command line", json.loads(p.stdout)["context"] == 16384, p.stdout[:300])
 # Every deployment file of the folder is in the table (at least 20).
 listed = {c[0] for c in CASES}
@@ -145,5 +135,4 @@ p = subprocess.run([KVPLAN, "check", os.path.join(DIR, "too-few-gpus.yaml"), "--
                    capture_output=True, text=True)
 check("github annotation at the manifest line", p.returncode == 1 and ",line=11,title=kvplan check%3A gpus::" in p.stdout, p.stdout)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

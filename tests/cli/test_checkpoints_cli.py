@@ -8,29 +8,13 @@ import json
 import os
 import shutil
 import struct
-import subprocess
-import sys
 import tempfile
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args, env=None):
-    e = dict(os.environ)
-    e.update(env or {})
-    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True, timeout=60, env=e)
+    p = harness_run(*args, env=env, timeout=60)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
 
 
 def gguf_string(s):
@@ -125,5 +109,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

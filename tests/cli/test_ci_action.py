@@ -4,22 +4,9 @@ workflow (examples/ci/kvplan-check.yml): their YAML structure as GitHub Actions 
 it (python3-yaml), and the workflow's own check run with kvplan. Run: test_ci_action.py <kvplan>"""
 import os
 import subprocess
-import sys
 
 import yaml
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+from _harness import KVPLAN, SRC, check, finish  # noqa: E402
 
 
 def load(rel):
@@ -72,5 +59,4 @@ if uses:
                        capture_output=True, text=True, cwd=SRC)
     check("the workflow's deployments pass", p.returncode == 0 and "::error" not in p.stdout, (p.returncode, p.stdout, p.stderr))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -7,23 +7,11 @@ import os
 import re
 import shlex
 import subprocess
-import sys
+from _harness import KVPLAN, SRC, check, finish  # noqa: E402
 
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DOCS = ["docs/engines.md", "docs/cli.md", "examples/ci/README.md", "README.md"]
 KVPLAN_OPTIONS = {"--gpu", "--gpus", "--require-concurrency", "--require-context", "--format", "--file", "-f", "--model",
                   "--gpu-memory", "--gpu-file", "--engine-log", "--engine-version", "--strict", "--weights"}
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 examples = []
@@ -50,5 +38,4 @@ for where, cmd in examples:
     p = subprocess.run([KVPLAN, "check", *words], capture_output=True, text=True, cwd=SRC)
     check(f"{where}: valid input", p.returncode in (0, 1, 3), f"{cmd}\n  rc={p.returncode} {p.stderr.strip()[:300]}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

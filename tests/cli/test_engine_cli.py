@@ -2,25 +2,12 @@
 """kvplan engine: JSON keys and figures from the engines' rules (docs/engines.md), exit codes.
 Run: /usr/bin/python3 test_engine_cli.py <path-to-kvplan>"""
 import json
-import subprocess
-import sys
-
-KVPLAN = sys.argv[1]
-passed = failed = 0
+from _harness import check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):
-    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True)
+    p = harness_run(*args)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 def engine_json(*args):
@@ -111,5 +98,4 @@ for args, frag in [(["engine", "ollama", "meta-llama/Llama-3.1-8B"], "engine"),
     rc, out, err = run(*args)
     check(f"exit 2 for {args}", rc == 2 and frag in err and err.startswith("kvplan: "), (rc, err))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -8,21 +8,8 @@ import os
 import re
 import stat
 import subprocess
-import sys
 import tempfile
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
+from _harness import KVPLAN, SRC, check, finish, validate_output  # noqa: E402
 
 
 def expand(text):
@@ -68,6 +55,7 @@ for case in table["cases"]:
             continue
         err = p.stderr.decode("utf-8", "replace")
         out = p.stdout.decode("utf-8", "replace")
+        validate_output(argv, out, p.returncode)
         check(name + " exit", p.returncode == case["exit"], f"exit {p.returncode}, stderr {err[:300]!r}")
         if "message" in case:
             want = "kvplan: " + case["message"].replace("{dir}", d + "/") + "\n"
@@ -77,5 +65,4 @@ for case in table["cases"]:
         for frag in cli.get("stdout_lacks", []):
             check(name + " stdout lacks", frag not in out, f"{frag!r} in {out[:300]!r}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -23,24 +23,12 @@ import os
 import random
 import re
 import subprocess
-import sys
+from _harness import KVPLAN, SRC, check, finish, validate_output  # noqa: E402
 
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SEED = int(os.environ.get("KVPLAN_PROPERTY_SEED", "18"))  # fixed in ctest; set it to explore
 CASES_PER_ENGINE = 75
 print(f"seed {SEED} (replay: KVPLAN_PROPERTY_SEED={SEED})")
 rng = random.Random(SEED)
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 # --- the engines' flag tables: the generator uses only flags classified `memory` there ------------
@@ -329,6 +317,7 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         key = (c["engine"], p.returncode)
         counts[key] = counts.get(key, 0) + 1
         replay = " ".join(repr(a) if " " in a else a for a in args[1:])
+        validate_output(args[1:], p.stdout, p.returncode)
         if p.returncode == 3:  # UNCERTAIN (docs/engines.md "The memory budget"): not a PASS
             check("exit 3 is UNCERTAIN", json.loads(p.stdout).get("verdict") == "UNCERTAIN", f"{replay}: {p.stdout[:200]!r} {p.stderr!r}")
             continue
@@ -350,5 +339,4 @@ print("outcomes:", ", ".join(f"{e} rc{rc}={n}" for (e, rc), n in sorted(counts.i
 for engine in ("vllm", "sglang", "llama.cpp", "trtllm"):
     check(f"{engine} reached PASS", counts.get((engine, 0), 0) >= 5, counts)
     check(f"{engine} reached FAIL", counts.get((engine, 1), 0) >= 5, counts)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

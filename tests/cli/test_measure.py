@@ -5,25 +5,12 @@ Run as: python3 test_measure.py <path-to-kvplan>. Exits non-zero on any failure 
 'N passed, M failed'. Expected values are derived here from the model dimensions.
 """
 import json
-import subprocess
-import sys
-
-KVPLAN = sys.argv[1] if len(sys.argv) > 1 else "build/bin/kvplan"
-passed = failed = 0
+from _harness import check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):
-    p = subprocess.run([KVPLAN, "measure", *args], capture_output=True, text=True, timeout=300)
+    p = harness_run("measure", *args)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 # Seed S2: Qwen3-0.6B, 512 tokens. K of layer 0 is [1, 8, 512, 128]; K and V of 28 layers
@@ -89,5 +76,4 @@ check("too big for full size", rc == 2 and "--scaled" in err, (rc, err))
 rc, out, err = run("no/such-model", "--scaled")
 check("unknown model", rc == 2 and err.count("\n") == 1, (rc, err))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -6,34 +6,10 @@ Run as: /usr/bin/python3 test_plan_cli.py <path-to-kvplan>. Expected values are 
 import json
 import math
 import os
-import subprocess
-import sys
 import tempfile
+from _harness import SRC, check_fn as check, js, run, finish  # noqa: E402
 
-KVPLAN = sys.argv[1] if len(sys.argv) > 1 else "build/bin/kvplan"
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 H100 = 81559 * 2**20  # nvidia-smi 81,559 MiB
-passed = failed = 0
-
-
-def run(*args):
-    return subprocess.run([KVPLAN, *args], capture_output=True, text=True)
-
-
-def js(*args):
-    r = run(*args, "--json")
-    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
-    return json.loads(r.stdout)  # exactly one JSON object on stdout
-
-
-def check(name, fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-    except Exception as e:  # noqa: BLE001 - report every failure and go on
-        failed += 1
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
 
 
 def close(a, b, rel=1e-9):
@@ -203,6 +179,57 @@ def custom_device():
         os.unlink(f.name)
 
 
+def deepseek_layout():
+    # Issue 15: `plan deepseek-ai/DeepSeek-V3 --gpu H200 --gpus 8 --engine vllm` suggested tp 2 x pp 3.
+    # Its fp8 weights (671B parameters, about 690 GB) exceed 4 H200s' usable memory, so the smallest
+    # TP degree within one 8-GPU node that divides its 128 heads and holds them is 8: tp 8, pp 1.
+    args = ["plan", "deepseek-ai/DeepSeek-V3", "--gpu", "H200", "--gpus", "8", "--engine", "vllm"]
+    j = js(*args)
+    assert j["weights_total_bytes"] > 4 * j["per_gpu"]["usable_bytes"], j["weights_total_bytes"]
+    assert (j["min_gpus"], j["min_gpus_tp"], j["min_gpus_pp"]) == (8, 8, 1), (j["min_gpus"], j["min_gpus_tp"], j["min_gpus_pp"])
+    assert "within one 8-GPU node" in j["min_gpus_reason"], j["min_gpus_reason"]
+    assert j["kv_dtype_to_fit"] in ("bf16", "fp8_e4m3", "fp8_e5m2", "nvfp4", None), j["kv_dtype_to_fit"]
+    text = run(*args).stdout
+    assert "min GPUs            8 (tp 8, pp 1): the smallest tensor-parallel degree that fits within one 8-GPU node" in text, text
+    # On H100s one node is not enough: tp 8 in each node, one pipeline stage per node.
+    j = js("plan", "deepseek-ai/DeepSeek-V3", "--gpu", "H100")
+    assert (j["min_gpus"], j["min_gpus_tp"], j["min_gpus_pp"]) == (16, 8, 2), (j["min_gpus"], j["min_gpus_tp"], j["min_gpus_pp"])
+    assert "pp 2 across 2 nodes" in j["min_gpus_reason"], j["min_gpus_reason"]
+    # Qwen3-8B on RTX 4090s (32 heads), 16 x 32k: pure TP inside the node, never PP first.
+    j = js("plan", "Qwen/Qwen3-8B", "--gpu", "RTX4090", "--context", "32k", "--concurrency", "16")
+    assert j["min_gpus_pp"] == 1 and j["min_gpus_tp"] == j["min_gpus"] > 1, (j["min_gpus"], j["min_gpus_tp"], j["min_gpus_pp"])
+
+
+def singular_plural():
+    # "1 sequence", never "1 sequences" or "sequence(s)", in every verb's text.
+    texts = {
+        "plan": run("plan", "Qwen/Qwen3-8B", "--gpu", "H100", "--concurrency", "1").stdout,
+        "plan unfit": run("plan", "meta-llama/Llama-3.1-70B", "--gpu", "L4", "--concurrency", "1").stdout,
+        "size": run("size", "Qwen/Qwen3-8B", "--batch", "1").stdout,
+        "llama.cpp": run("engine", "llama.cpp", "Qwen/Qwen3-8B", "--ctx-size", "8192", "--parallel", "1").stdout,
+        "vllm": run("engine", "vllm", "Qwen/Qwen3-8B", "--kv-cache-memory", "20GiB", "--max-model-len", "8192").stdout,
+        "simulate": run("simulate", "Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "4096", "--workload",
+                        "requests=1 prompt=fixed:100 output=fixed:1 seed=1").stdout,
+        "check": run("check", "--gpu", "H100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "1").stdout,
+        "vllm block 1": run("engine", "vllm", "Qwen/Qwen3-8B", "--kv-cache-memory", "20GiB", "--max-model-len", "1",
+                            "--block-size", "1").stdout,
+    }
+    # The engines' own log lines are reproduced verbatim (vLLM prints "Maximum concurrency for 1 tokens
+    # per request"): only kvplan's text is checked.
+    texts = {verb: "\n".join(line for line in t.splitlines() if not line.startswith("  Maximum concurrency for "))
+             for verb, t in texts.items()}
+    for verb, t in texts.items():
+        assert t.strip(), verb
+        for bad in ["(s)", " 1 sequences", " 1 streams", " 1 groups", " 1 layers", " 1 GPUs", " 1 steps", " 1 tokens"]:
+            assert bad not in t, f"{verb}: {bad!r} in {t}"
+    assert "load                  1 sequence x 4,096 tokens" in texts["plan"], texts["plan"]
+    assert "1 sequence, 1 stream of" in texts["llama.cpp"], texts["llama.cpp"]
+    assert "workload     1 sequence x 4,096 tokens" in texts["size"], texts["size"]
+    assert "x at 1 token" in texts["check"], texts["check"]
+    assert "block size 1 token," in texts["vllm block 1"] and "max concurrency at 1 token:" in texts["vllm block 1"], \
+        texts["vllm block 1"]
+
+
 check("S4 Llama 70B 128k / 141 GB weights", s4)
 check("S5 Llama 70B without GQA", s5)
 check("S11 roofline crossover", s11)
@@ -226,5 +253,6 @@ check("gpus", gpus)
 check("custom devices", custom_device)
 check("compare", compare)
 check("sweep", sweep)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check("DeepSeek-V3 layout: TP within a node", deepseek_layout)
+check("singular and plural", singular_plural)
+finish()

@@ -5,27 +5,13 @@ Usage: test_schema_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import json
 import os
 import re
-import subprocess
-import sys
 
 import jsonschema
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}"[:2000])
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):
-    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True, timeout=120)
+    p = harness_run(*args)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -82,7 +68,6 @@ check("crossover_tokens is an integer", isinstance(plan["crossover_tokens"], int
 check("reason is null when it fits", plan["fits"] and plan["reason"] is None, plan.get("reason"))
 
 
-
 def validate_doc(verb, name, args, want_rc=(0, 1, 3)):
     """A verb whose JSON is asked another way (check --format json): same checks as validate()."""
     rc, out, err = run(verb, *args)
@@ -132,6 +117,17 @@ with open(trace, "w") as f:
 validate_doc("simulate", "simulate trace", ["--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", L8,
                                             "--max-model-len", "4096"])
 os.remove(trace)
+# simulate --find max-rate: the capacity form (the schema's second branch) with the run at the max rate.
+find = validate_doc("simulate", "simulate --find", [L8, "--gpu", "H100", "--max-model-len", "4096", "--find", "max-rate",
+                                                    "--workload", "requests=60 prompt=fixed:1000 output=fixed:50 seed=3",
+                                                    "--slo-ttft", "0.5", "--price", "2.5", "--target-rate", "50", "--json"])
+check("simulate --find is the capacity form", find is not None and "max_rate" in find and "num_blocks" in find["at_max_rate"],
+      sorted(find or {}))
+
+# The harness (tests/cli/_harness.py) refuses a document of a verb without a schema, or without its tag.
+import _harness  # noqa: E402
+check("a verb without a schema fails", _harness.schema_errors({"schema": "kvplan.nosuch/1"}, "nosuch") != [])
+check("a document without its tag fails", _harness.schema_errors({"fits": True}, "plan") != [])
 
 # Every verb whose schema exists was exercised (measure needs the runtime).
 for verb in schemas:
@@ -150,5 +146,4 @@ check("pyproject reads VERSION", 'dynamic = ["version"]' in pyproject and 'versi
 check("pyproject has no literal version", re.search(r'^version\s*=\s*"', pyproject, re.M) is None)
 check("CHANGELOG names the version", f"## {version}" in open(os.path.join(SRC, "CHANGELOG.md")).read())
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -5,34 +5,10 @@ Run as: /usr/bin/python3 test_simulate_cli.py <path-to-kvplan>. The block count 
 figure is derived by hand from it.
 """
 import json
-import os
-import subprocess
-import sys
 import tempfile
+from _harness import check_fn as check, js, run, finish  # noqa: E402
 
-KVPLAN = sys.argv[1] if len(sys.argv) > 1 else "build/bin/kvplan"
-passed = failed = 0
 MODEL = "meta-llama/Llama-3.1-8B"
-
-
-def run(*args):
-    return subprocess.run([KVPLAN, *args], capture_output=True, text=True)
-
-
-def js(*args):
-    r = run(*args, "--json")
-    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
-    return json.loads(r.stdout)  # exactly one JSON object on stdout
-
-
-def check(name, fn):
-    global passed, failed
-    try:
-        fn()
-        passed += 1
-    except Exception as e:  # noqa: BLE001 - report every failure and go on
-        failed += 1
-        print(f"FAIL {name}: {type(e).__name__}: {e}")
 
 
 def write(text, suffix):
@@ -158,5 +134,4 @@ for name, fn in list(globals().items()):
     if callable(fn) and name not in ("run", "js", "check", "write", "engine_blocks") and fn.__module__ == "__main__" \
             and not name.startswith("_"):
         check(name, fn)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

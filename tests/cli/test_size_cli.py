@@ -4,26 +4,12 @@ Usage: test_size_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import glob
 import json
 import os
-import subprocess
-import sys
-
-KVPLAN = sys.argv[1]
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
+from _harness import SRC, check, run as harness_run, finish  # noqa: E402
 
 
 def run(*args):
-    p = subprocess.run([KVPLAN, *args], capture_output=True, text=True, timeout=60)
+    p = harness_run(*args)
     return p.returncode, p.stdout, p.stderr
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
 
 
 # S3 through the CLI: exact integer, JSON only on stdout.
@@ -93,5 +79,4 @@ for b in bad:
     check(f"bad {os.path.basename(b)}", rc == 2 and out == "" and err.count("\n") == 1 and os.path.basename(b) in err,
           f"rc={rc} err={err!r}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -7,32 +7,15 @@ inspect answer the cache regardless of weight-only fields. Figures are derived b
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
+from _harness import SRC, check, run, finish  # noqa: E402
 
-KVPLAN = sys.argv[1] if len(sys.argv) > 1 else "build/bin/kvplan"
-SRC = os.environ.get("KVPLAN_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-passed = failed = 0
 
 NANO = os.path.join(SRC, "tests", "data", "weights", "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json")
 # Devstral Small 2's quantization_config, verbatim (tests/data/weights/README.md).
 DEVSTRAL_FP8 = {"activation_scheme": "static", "dequantize": False,
                 "modules_to_not_convert": ["model.vision_tower", "model.multi_modal_projector", "lm_head"],
                 "quant_method": "fp8", "weight_block_size": None}
-
-
-def run(*args):
-    return subprocess.run([KVPLAN, *args], capture_output=True, text=True)
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 def write(tmp, name, cfg):
@@ -109,5 +92,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("plan --weight-dtype bf16 ignores the broken block",
           r.returncode == 0 and json.loads(r.stdout)["per_gpu"]["weights_bytes"] == 2 * MISTRAL_PARAMS, (r.returncode, r.stderr))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

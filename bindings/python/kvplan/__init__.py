@@ -19,12 +19,12 @@ __version__ = _core.__version__
 __all__ = ["KvplanError", "Layer", "Model", "Record", "dtypes", "format_bytes", "generation", "load", "models",
            "parse_bytes", "parse_tokens", "size", "to_dataframe"]
 
-from ._planner import (Sweep, compare, gpu, gpus, gpus_needed, gpus_to_hold, kv_dtype_ladder,  # noqa: E402
-                       plan, plan_text, sweep, weight_bytes)
+from ._planner import (Sweep, compare, fields, gpu, gpus, gpus_needed, gpus_to_hold,  # noqa: E402
+                       kv_dtype_ladder, plan, plan_text, sweep, weight_bytes)
 from ._engines import check, engine, engine_options, engine_text  # noqa: E402
 from ._simulate import SimulationResult, simulate  # noqa: E402
 __all__ += ["SimulationResult", "simulate"]
-__all__ += ["Sweep", "check", "compare", "engine", "engine_options", "engine_text", "gpu", "gpus", "gpus_needed",
+__all__ += ["Sweep", "check", "compare", "fields", "engine", "engine_options", "engine_text", "gpu", "gpus", "gpus_needed",
             "gpus_to_hold", "kv_dtype_ladder", "plan", "plan_text", "sweep", "weight_bytes"]
 
 

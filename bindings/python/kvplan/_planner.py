@@ -1,6 +1,6 @@
 """The planner: plan(), sweep(), compare(), the GPU catalog. Arguments are forwarded to C++."""
 from . import _core
-from ._core import kv_dtype_ladder, gpu, gpus, gpus_to_hold  # noqa: F401
+from ._core import fields, kv_dtype_ladder, gpu, gpus, gpus_to_hold  # noqa: F401
 
 
 def _options(gpu, **kw):
@@ -22,7 +22,9 @@ def plan(model, gpu="H100", *, gpus=None, tp=None, pp=1, dp=1, pp_layers=None, c
     Returns a Record (a dict with attribute access) with the same fields as ``kvplan plan --json``:
     fits, gpus, tp, pp, context, concurrency, per_gpu {memory_bytes, weights_bytes, kv_bytes,
     state_bytes, reserved_bytes, free_bytes}, max_concurrency, max_context, kv_capacity_tokens,
-    min_gpus, decode_step_seconds, decode_tokens_per_second, reason, ...
+    min_gpus (and min_gpus_tp, min_gpus_pp, min_gpus_reason), decode_step_seconds,
+    decode_tokens_per_second, reason, ..., and request: the request as the library resolved it
+    (the same object as the CLI's "request" for the same options; kvplan.fields() lists them)
 
     model      kvplan.Model, bundled name, path, config dict or JSON text
     gpu        catalog name ("H100", "MI300X"; see kvplan.gpus()) or a dict with the catalog's keys
@@ -62,7 +64,8 @@ class Sweep:
       memory_bytes (n, m)                   weights + reserved + cache per GPU, uint64
       fits (n, m)                           bool
       decode_step_seconds (n, m)            float64 roofline estimate
-    Scalars (per GPU): weights_bytes, reserved_bytes, usable_bytes.
+    Scalars (per GPU): weights_bytes, reserved_bytes, usable_bytes; request: the request as the
+    library resolved it (the same object as ``kvplan sweep --json``'s "request").
     """
 
     def __init__(self, data, model, gpu):

@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -35,5 +36,19 @@ std::uint64_t row_bytes(Dtype d, std::uint64_t values);
 
 // Bits per value, for display only.
 double bits_per_value(Dtype d);
+
+// One spelling of an engine flag's dtype value and the element it stores.
+struct DtypeSpelling {
+  std::string_view name;
+  Dtype dtype;
+};
+// vLLM's --kv-cache-dtype values other than "auto" (the serving dtype) and "fp8_ds_mla" (fp8
+// with DeepSeek-V3.2's own 656-byte layout), as engines/engine_vllm.cpp reads them: the one list
+// the vLLM profile parses and the planner's `--engine vllm` advice (EnginePreset::kv_dtypes) offers.
+inline constexpr std::array<DtypeSpelling, 12> kVllmKvCacheDtypes{{
+    {"fp8", Dtype::fp8_e4m3}, {"fp8_e4m3", Dtype::fp8_e4m3}, {"fp8_e5m2", Dtype::fp8_e5m2}, {"nvfp4", Dtype::nvfp4},
+    {"bf16", Dtype::bf16}, {"bfloat16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"float16", Dtype::fp16},
+    {"half", Dtype::fp16}, {"fp32", Dtype::fp32}, {"float32", Dtype::fp32}, {"float", Dtype::fp32},
+}};
 
 }  // namespace kvplan

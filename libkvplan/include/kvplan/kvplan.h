@@ -16,6 +16,7 @@
 #include "kvplan/parameters.h"
 #include "kvplan/planner.h"
 #include "kvplan/registry.h"
+#include "kvplan/request.h"
 #include "kvplan/report.h"
 #include "kvplan/simulate.h"
 #include "kvplan/sizes.h"

@@ -67,7 +67,7 @@ struct ModelSpec {
   std::string source;          // file name used in messages
   std::string model_type;      // the (text) model_type that decided the mapping
   std::string architecture;    // architectures[0] when present
-  Dtype dtype = Dtype::bf16;   // torch_dtype / dtype (the "auto" cache dtype)
+  Dtype dtype = Dtype::bf16;   // the serving dtype: torch_dtype / dtype, fp32 or none read as bf16 (the "auto" cache dtype)
   std::optional<Dtype> conv_state_dtype;  // config-named recurrent dtypes, if any
   std::optional<Dtype> ssm_state_dtype;
   // The SSM state dtype vLLM's implementation of this family uses when the user leaves it
@@ -99,9 +99,10 @@ struct LoadOptions {
   std::vector<std::string> assume;
 };
 
-// The dtype GPU engines run the model in with `--dtype auto`: the config's dtype, except that a
-// float32 (or dtype-less) config is served in bf16 (vLLM's and SGLang's "auto" rule), so their
-// "auto" KV cache is 2 bytes per number, not 4.
+// The dtype GPU engines run the model in with `--dtype auto`: ModelSpec::dtype itself. The loader
+// has already applied the serving rule (a float32 or dtype-less config is served in bf16, as vLLM,
+// SGLang and TensorRT-LLM do, reported as an assumption; fp32 only with --assume dtype=fp32 or an
+// engine's --dtype), so an "auto" KV cache is 2 bytes per number, not 4.
 Dtype serving_dtype(const ModelSpec& m);
 
 // Reads a config from text. `source` names it in messages (e.g. the file path).

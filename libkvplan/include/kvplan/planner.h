@@ -88,6 +88,9 @@ struct Plan {
   bool max_context_unbounded = false;        // no token cache: context is not memory-bound
   std::uint64_t kv_capacity_tokens = 0;      // tokens the cache budget holds (all replicas)
   std::uint64_t min_gpus = 0, min_gpus_tp = 0, min_gpus_pp = 0;  // 0: no split up to the limit fits
+  // Why that layout: TP within one node (kGpusPerNode GPUs) first, then PP across nodes; not
+  // simply the fewest GPUs (docs/planner.md "Minimum GPUs"). Empty when nothing fits.
+  std::string min_gpus_reason;
   std::optional<Dtype> kv_dtype_to_fit;      // least lossy KV dtype in kv_dtype_ladder() that fits
   // Whole-deployment cache and the seeds' "how many GPUs the cache alone takes" (S12).
   std::uint64_t cache_total_bytes = 0;       // concurrency sequences, unsharded
@@ -113,9 +116,8 @@ struct Plan {
 struct EnginePreset {
   std::uint64_t block_tokens = 1;
   double utilization = 0.9;
-  // KV cache dtypes the engine offers (vLLM: its --kv-cache-dtype choices as
-  // engines/engine_vllm.cpp parses them; the planner cannot call the engines layer, so the list
-  // is written here too and must be kept in step); empty: any.
+  // KV cache dtypes the engine offers (vLLM: the elements of kVllmKvCacheDtypes in dtype.h, the
+  // list engines/engine_vllm.cpp parses --kv-cache-dtype with); empty: any.
   std::vector<Dtype> kv_dtypes;
 };
 EnginePreset engine_preset(std::string_view engine);

@@ -27,6 +27,9 @@ std::string format_gib(std::uint64_t bytes, int decimals = 2);  // 2^30
 std::string format_signed_gib(std::int64_t bytes);
 std::string format_mib(std::uint64_t bytes, int decimals = 2);  // 2^20
 std::string format_count(std::uint64_t n);                      // 1,234,567
+// "1 sequence", "2 sequences", "1,024 layers": the count and the noun in the right number
+// (`plural` when the noun does not just take an "s").
+std::string format_count(std::uint64_t n, std::string_view singular, std::string_view plural = {});
 // Number formats of the engines' own log lines.
 std::string format_fixed(double v, int decimals);           // Python "%.2f"
 std::string format_llama_mib(std::uint64_t bytes);           // llama.cpp "%7.2f" of bytes / 2^20 as float

@@ -471,7 +471,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
           weights_per_gpu = checked_add(weights_per_gpu, ceil_div(weight_bytes(draft).total, tp));
           draft_layers = method.find("eagle") != std::string::npos ? 1 : draft.layers.size();
           r.notes.push_back("speculative draft " + draft.name + ": weights " + format_gib(ceil_div(weight_bytes(draft).total, tp)) +
-                            " per GPU and " + std::to_string(draft_layers) + " draft layer(s) of KV pages, counted at the target's page size");
+                            " per GPU and " + format_count(draft_layers, "draft layer") + " of KV pages, counted at the target's page size");
         } else if (!method.empty() && method != "ngram" && method != "suffix") {
           throw InputError::value("--speculative-config", f.get("--speculative-config").substr(0, 60),
                                   "a \"model\" for the draft (EAGLE/EAGLE-3/draft model), or an MTP or ngram method");

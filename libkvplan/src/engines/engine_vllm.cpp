@@ -92,16 +92,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> pp_ranges(std::uint64_t L, 
 Dtype vllm_kv_dtype(const ModelSpec& m, const std::string& s, bool& ds_mla) {
   ds_mla = false;
   if (s == "auto") return serving_dtype(m);
-  if (s == "fp8" || s == "fp8_e4m3") return Dtype::fp8_e4m3;
-  if (s == "fp8_e5m2") return Dtype::fp8_e5m2;
   if (s == "fp8_ds_mla") {
     ds_mla = true;
     return Dtype::fp8_e4m3;
   }
-  if (s == "nvfp4") return Dtype::nvfp4;
-  if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
-  if (s == "fp16" || s == "float16" || s == "half") return Dtype::fp16;
-  if (s == "fp32" || s == "float32" || s == "float") return Dtype::fp32;
+  for (const auto& [spelling, dtype] : kVllmKvCacheDtypes)
+    if (s == spelling) return dtype;
   throw InputError::value("--kv-cache-dtype", s, "auto, fp8, fp8_e4m3, fp8_e5m2, fp8_ds_mla, nvfp4, bf16, fp16 or fp32");
 }
 

@@ -302,10 +302,20 @@ Evaluator make_evaluator(const ModelSpec& m, const PlanInput& in, const CacheDty
   return e;
 }
 
-// Smallest tp x pp (one replica, all sequences) on which the load fits.
+// The layout the min-GPU search recommends (one replica, all sequences) and why.
 struct MinGpus {
   std::uint64_t gpus = 0, tp = 0, pp = 0;
+  std::string reason;
 };
+// Teams split a model with tensor parallelism inside a node (its NVLink/PCIe switch) and add
+// pipeline stages only across nodes, so the search is not "fewest GPUs at any tp x pp": that
+// put DeepSeek-V3 on 8 H200s at tp 2 x pp 3 (6 GPUs is the fewest that hold its weights, and
+// 6 does not divide its 128 heads, so tp 2 x pp 3 was the only 6-GPU layout). In order:
+//  1. one node: the smallest TP degree (a divisor of the attention heads, accepted by every
+//     layer kind, at most kGpusPerNode) that fits, pp 1;
+//  2. across nodes: the widest such in-node TP degree, one pipeline stage per node, 2, 3, ...
+//     nodes (at most one stage per layer);
+//  3. only if no node count works: any tp x pp by GPU count (TP wider than a node).
 MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtypes& dt, std::uint64_t weights_total) {
   const std::uint64_t layers = m.layers.size();
   std::vector<std::uint64_t> tps;
@@ -320,29 +330,43 @@ MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtyp
       // a TP degree the layer kinds reject (e.g. Mamba-2 groups): not a candidate
     }
   }
-  std::vector<std::uint64_t> order;  // TP degrees within a node, largest first, then wider ones
-  for (auto it = rows.rbegin(); it != rows.rend(); ++it)
-    if (it->first <= kGpusPerNode) order.push_back(it->first);
+  auto fits = [&](std::uint64_t t, std::uint64_t p) {
+    Evaluator e;
+    e.profile = group_rows(rows.at(t), default_pp_split(layers, p));
+    e.budget = budget_for(usable_of(in.gpu, in.utilization), weights_total, checked_mul(t, p, "GPU count"),
+                          reserved_bytes(m, in.reserved, t), in.offload_bytes);
+    e.prefix = in.shared_prefix_tokens;
+    e.block = in.block_tokens;
+    return e.fits(in.context, in.concurrency);
+  };
+  const std::string node = num(kGpusPerNode) + "-GPU node" +
+                           (in.gpu.interconnect.empty() ? std::string() : " (" + in.gpu.interconnect + ")");
+  std::uint64_t widest = 0;  // widest TP degree within one node
   for (const auto& [t, r] : rows)
-    if (t > kGpusPerNode) order.push_back(t);
-  // For each GPU count, the largest tensor-parallel degree first (up to one node, kGpusPerNode),
-  // pipeline stages for the rest: teams split a model with TP inside a node's fast links and
-  // use PP across nodes, so tp 1 x pp 6 is never preferred to tp 2 x pp 3.
-  for (std::uint64_t n = 1; n <= kMinGpuSearchLimit; ++n) {
-    for (const std::uint64_t t : order) {
-      const auto& r = rows.at(t);
-      if (n % t != 0) continue;
-      const std::uint64_t p = n / t;
-      if (p > layers) continue;
-      Evaluator e;
-      e.profile = group_rows(r, default_pp_split(layers, p));
-      e.budget = budget_for(usable_of(in.gpu, in.utilization), weights_total, n, reserved_bytes(m, in.reserved, t),
-                            in.offload_bytes);
-      e.prefix = in.shared_prefix_tokens;
-      e.block = in.block_tokens;
-      if (e.fits(in.context, in.concurrency)) return {n, t, p};
-    }
+    if (t <= kGpusPerNode) widest = t;
+  for (const auto& [t, r] : rows) {
+    if (t > kGpusPerNode) break;
+    if (fits(t, 1))
+      return {t, t, 1,
+              t == 1 ? "one GPU holds it"
+                     : "the smallest tensor-parallel degree that fits within one " + node +
+                           "; no pipeline stages inside a node"};
   }
+  if (widest)
+    for (std::uint64_t p = 2; p <= layers && checked_mul(widest, p, "GPU count") <= kMinGpuSearchLimit; ++p)
+      if (fits(widest, p))
+        return {widest * p, widest, p,
+                "one " + node + " is not enough: tp " + num(widest) +
+                    " within each node (the widest in-node degree the model's heads and layers allow), pp " + num(p) +
+                    " across " + num(p) + " nodes"};
+  for (std::uint64_t n = 1; n <= kMinGpuSearchLimit; ++n)
+    for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+      const std::uint64_t t = it->first;
+      if (n % t != 0 || n / t > layers) continue;
+      if (fits(t, n / t))
+        return {n, t, n / t,
+                "no in-node tensor-parallel degree with one pipeline stage per node fits: the fewest GPUs at any tp x pp"};
+    }
   return {};
 }
 
@@ -424,10 +448,14 @@ std::vector<std::uint64_t> default_pp_split(std::uint64_t layers, std::uint64_t 
 }
 
 EnginePreset engine_preset(std::string_view engine) {
-  if (engine.empty() || engine == "none") return {1, 0.9};
-  // The dtypes vLLM's --kv-cache-dtype names (as engines/engine_vllm.cpp reads them: fp8 = fp8_e4m3).
-  if (engine == "vllm")
-    return {16, 0.9, {Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::fp8_e5m2, Dtype::nvfp4}};
+  if (engine.empty() || engine == "none") return {1, 0.9, {}};
+  // The dtypes vLLM's --kv-cache-dtype names (kVllmKvCacheDtypes, the list the vLLM profile parses).
+  if (engine == "vllm") {
+    EnginePreset p{16, 0.9, {}};
+    for (const auto& s : kVllmKvCacheDtypes)
+      if (std::find(p.kv_dtypes.begin(), p.kv_dtypes.end(), s.dtype) == p.kv_dtypes.end()) p.kv_dtypes.push_back(s.dtype);
+    return p;
+  }
   throw InputError::value("engine (--engine)", engine, "none or vllm (exact engine figures: kvplan engine)");
 }
 
@@ -541,6 +569,7 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   p.min_gpus = mg.gpus;
   p.min_gpus_tp = mg.tp;
   p.min_gpus_pp = mg.pp;
+  p.min_gpus_reason = mg.reason;
 
   // The least lossy KV dtype that makes this load fit on this shape.
   for (Dtype d : kv_dtype_ladder(m, in.kv_dtypes)) {
@@ -625,18 +654,17 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
         const std::uint64_t room = b.usable - b.reserved;
         const std::uint64_t at_least = ceil_div(w.total, room);
         p.reason = "weights alone need " + gb(b.weights) + (p.gpus > 1 ? " per GPU" : "") + " > " + gb(room) +
-                   " usable" + on + " (" + gb(fixed - b.weights) + " reserved)" + ": use at least " + num(at_least) +
-                   " GPUs";
+                   " usable" + on + " (" + gb(fixed - b.weights) + " reserved)" + ": use at least " + format_count(at_least, "GPU");
       }
     } else {
-      p.reason = "the cache for " + format_count(in.concurrency) + " sequence" + (in.concurrency == 1 ? "" : "s") +
-                 " of " + format_count(in.context) + " tokens needs " + gb(st[busiest].total(replica_c)) +
+      p.reason = "the cache for " + format_count(in.concurrency, "sequence") + " of " +
+                 format_count(in.context, "token") + " needs " + gb(st[busiest].total(replica_c)) +
                  " per GPU but " + gb(b.cache) + " is free after weights and reserved memory" + on + ": at most " +
-                 format_count(p.max_concurrency) + " sequences fit at this context" +
-                 (p.max_context ? ", or " + format_count(p.max_context) + " tokens at this concurrency" : "");
+                 format_count(p.max_concurrency, "sequence") + (p.max_concurrency == 1 ? " fits" : " fit") + " at this context" +
+                 (p.max_context ? ", or " + format_count(p.max_context, "token") + " at this concurrency" : "");
     }
     if (p.min_gpus)
-      p.reason += "; it fits on " + num(p.min_gpus) + " GPUs (tp " + num(p.min_gpus_tp) + ", pp " + num(p.min_gpus_pp) + ")";
+      p.reason += "; it fits on " + format_count(p.min_gpus, "GPU") + " (tp " + num(p.min_gpus_tp) + ", pp " + num(p.min_gpus_pp) + ")";
     else
       p.reason += "; no tp x pp split up to " + num(kMinGpuSearchLimit) + " GPUs fits";
   }

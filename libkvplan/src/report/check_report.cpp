@@ -61,7 +61,7 @@ std::string summary(const CheckResult& r) {
   else if (!r.starts) os << "may not start (KV memory " << format_signed_gib(r.kv_memory_bytes) << " per GPU at the unfavourable end)";
   else
     os << format_count(r.kv_cache_tokens) << " KV tokens, max concurrency " << format_fixed(r.max_concurrency, 2) << "x at "
-       << format_count(r.context) << " tokens";
+       << format_count(r.context, "token");
   return os.str();
 }
 

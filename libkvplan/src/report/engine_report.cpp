@@ -141,13 +141,13 @@ nlohmann::json to_json(const TrtllmResult& r) {
 
 std::string format_engine_text(const VllmResult& r) {
   std::ostringstream os;
-  os << "vLLM: " << r.layout << " layout, block size " << r.block_size << " tokens";
+  os << "vLLM: " << r.layout << " layout, block size " << format_count(r.block_size, "token");
   if (r.attention_block_size && r.attention_block_size != r.block_size) os << " (attention " << r.attention_block_size << ")";
-  os << ", " << r.num_groups << " group(s) of " << r.group_size << " layer(s)\n";
+  os << ", " << format_count(r.num_groups, "group") << " of " << format_count(r.group_size, "layer") << "\n";
   os << "  page per layer: " << format_count(r.page_bytes) << " B; available KV memory per GPU: "
      << format_bytes(r.available_kv_bytes) << "\n";
   os << "  num_blocks: " << format_count(r.num_blocks) << "; KV cache tokens: " << format_count(r.kv_cache_tokens)
-     << "; max concurrency at " << format_count(r.max_model_len) << " tokens: " << format_fixed(r.max_concurrency, 2) << "x\n";
+     << "; max concurrency at " << format_count(r.max_model_len, "token") << ": " << format_fixed(r.max_concurrency, 2) << "x\n";
   if (!r.starts)
     os << "  does NOT start; the largest max_model_len that fits is " << format_count(r.max_fitting_len) << "\n";
   return os.str() + lines(r.log_lines, r.notes);
@@ -155,9 +155,10 @@ std::string format_engine_text(const VllmResult& r) {
 
 std::string format_engine_text(const LlamaCppResult& r) {
   std::ostringstream os;
-  os << "llama.cpp: n_ctx " << r.n_ctx << ", " << r.n_seq_max << " sequence(s), " << r.n_stream << " stream(s) of "
-     << r.cells << " cells" << (r.kv_unified ? " (unified)" : "") << "\n";
-  if (r.swa_cells) os << "  SWA cache: " << r.swa_cells << " cells per stream\n";
+  os << "llama.cpp: n_ctx " << r.n_ctx << ", " << format_count(r.n_seq_max, "sequence") << ", "
+     << format_count(r.n_stream, "stream") << " of " << format_count(r.cells, "cell") << (r.kv_unified ? " (unified)" : "")
+     << "\n";
+  if (r.swa_cells) os << "  SWA cache: " << format_count(r.swa_cells, "cell") << " per stream\n";
   os << "  KV: " << format_bytes(r.kv_bytes) << " (K " << format_mib(r.k_bytes) << ", V " << format_mib(r.v_bytes) << ")";
   if (r.state_bytes) os << "; recurrent state: " << format_bytes(r.state_bytes);
   os << "\n";
@@ -179,7 +180,7 @@ std::string format_engine_text(const TrtllmResult& r) {
   std::ostringstream os;
   os << "TensorRT-LLM: " << format_count(r.bytes_per_token) << " B/token, KV memory " << format_bytes(r.kv_memory_bytes)
      << "\n  max_tokens " << format_count(r.max_tokens) << ", " << format_count(r.blocks) << " blocks; max concurrency at "
-     << format_count(r.max_seq_len) << " tokens: " << format_fixed(r.max_concurrency, 2) << "x\n";
+     << format_count(r.max_seq_len, "token") << ": " << format_fixed(r.max_concurrency, 2) << "x\n";
   if (!r.starts) os << "  does NOT start: " << r.error << "\n";
   return os.str() + lines(r.log_lines, r.notes);
 }

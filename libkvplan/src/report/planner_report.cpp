@@ -8,6 +8,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/planner.h"
+#include "kvplan/request.h"
 #include "kvplan/units.h"
 
 namespace kvplan {
@@ -41,8 +42,8 @@ std::string tflops(double f) { return f > 0 ? fixed(f / 1e12, 1) : std::string("
 json count_or_null(std::uint64_t v) { return v == 0 ? json(nullptr) : json(v); }
 
 constexpr std::uint64_t kUnbounded = std::numeric_limits<std::uint64_t>::max();
-std::string count_text(std::uint64_t v) { return v == kUnbounded ? "unbounded" : format_count(v); }
-std::string sequences(std::uint64_t n) { return n == 1 ? " sequence" : " sequences"; }
+// "1 sequence", "unbounded sequences".
+std::string count_of(std::uint64_t v, std::string_view noun) { return v == kUnbounded ? "unbounded " + std::string(noun) + "s" : format_count(v, noun); }
 
 }  // namespace
 
@@ -92,6 +93,7 @@ json to_json(const Plan& p) {
   j["min_gpus"] = count_or_null(p.min_gpus);
   j["min_gpus_tp"] = count_or_null(p.min_gpus_tp);
   j["min_gpus_pp"] = count_or_null(p.min_gpus_pp);
+  j["min_gpus_reason"] = p.min_gpus ? json(p.min_gpus_reason) : json(nullptr);
   j["kv_dtype_to_fit"] = p.kv_dtype_to_fit ? json(std::string(name(*p.kv_dtype_to_fit))) : json(nullptr);
   j["cache_total_bytes"] = p.cache_total_bytes;
   j["cache_only_gpus"] = p.cache_only_gpus_marketing;
@@ -110,6 +112,60 @@ json to_json(const Plan& p) {
   return j;
 }
 
+json to_json(const RequestField& f) {
+  return json{{"name", f.name},
+              {"cli_flag", f.cli_flag},
+              {"type", field_type_name(f.type)},
+              {"unit", f.unit},
+              {"default", f.default_value.empty() ? json(nullptr) : json(f.default_value)},
+              {"help", f.help}};
+}
+
+json request_json(const PlanInput& in) {
+  auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  auto dtype = [](const std::optional<Dtype>& d) { return d ? json(std::string(name(*d))) : json(nullptr); };
+  json j;
+  j["gpu"] = in.gpu.name;
+  j["gpu_memory"] = in.gpu.memory_bytes;
+  j["gpu_bandwidth"] = in.gpu.bandwidth_bytes_per_s;
+  j["gpu_flops"] = in.gpu.bf16_flops;
+  j["gpus"] = opt(in.gpus);
+  j["tp"] = opt(in.tp);
+  j["pp"] = in.pp;
+  j["pp_layers"] = in.pp_layers;
+  j["dp"] = in.dp;
+  j["context"] = in.context;
+  j["concurrency"] = in.concurrency;
+  j["k_dtype"] = dtype(in.k_dtype);
+  j["v_dtype"] = dtype(in.v_dtype);
+  j["state_dtype"] = dtype(in.state_dtype);
+  j["weight_dtype"] = in.weight_dtype ? json(in.weight_dtype->preset.empty() && in.weight_dtype->dtype
+                                                 ? std::string(name(*in.weight_dtype->dtype))
+                                                 : in.weight_dtype->preset)
+                                      : json(nullptr);
+  j["weights"] = opt(in.weight_bytes);
+  j["utilization"] = in.utilization;
+  j["reserved"] = opt(in.reserved.override_bytes);
+  j["runtime_overhead"] = in.reserved.runtime_bytes;
+  j["prefill_chunk"] = in.reserved.prefill_chunk_tokens;
+  j["block_tokens"] = in.block_tokens;
+  j["shared_prefix"] = in.shared_prefix_tokens;
+  j["offload"] = in.offload_bytes;
+  j["offload_bandwidth"] = in.offload_bytes_per_s;
+  j["prefill_efficiency"] = in.prefill_efficiency;
+  json kv = json::array();
+  for (Dtype d : in.kv_dtypes) kv.push_back(std::string(name(d)));
+  j["engine_kv_dtypes"] = kv;  // the --engine preset's KV dtypes (empty: any)
+  return j;
+}
+
+json sweep_request_json(const PlanInput& in) {
+  json j = request_json(in);
+  j.erase("context");
+  j.erase("concurrency");
+  return j;
+}
+
 std::string format_plan_text(const Plan& p) {
   std::string o;
   auto line = [&](const std::string& k, const std::string& v) { o += pad(k, 22) + v + "\n"; };
@@ -124,8 +180,7 @@ std::string format_plan_text(const Plan& p) {
     }
     line("pipeline layers", split + " (busiest stage " + std::to_string(p.busiest_stage) + ")");
   }
-  line("load", format_count(p.concurrency) + " sequence" + (p.concurrency == 1 ? "" : "s") + " x " +
-                   format_count(p.context) + " tokens" +
+  line("load", format_count(p.concurrency, "sequence") + " x " + format_count(p.context, "token") +
                    (p.shared_prefix_tokens ? " (" + format_count(p.shared_prefix_tokens) + " shared prefix)" : "") +
                    ", KV " + std::string(name(p.dtypes.k)) +
                    (p.dtypes.k == p.dtypes.v ? std::string() : std::string("/").append(name(p.dtypes.v))));
@@ -142,14 +197,14 @@ std::string format_plan_text(const Plan& p) {
   if (g.shortfall_bytes) line("  short by", format_bytes(g.shortfall_bytes));
   else line("  free", format_bytes(g.free_bytes));
   o += "capacity\n";
-  line("  max concurrency", count_text(p.max_concurrency) + sequences(p.max_concurrency) + " of " + format_count(p.context) + " tokens");
+  line("  max concurrency", count_of(p.max_concurrency, "sequence") + " of " + format_count(p.context, "token"));
   line("  max context", p.max_context_unbounded ? "not memory-bound (model max " + format_count(p.max_context) + ")"
-                                                : format_count(p.max_context) + " tokens at " +
-                                                      format_count(p.concurrency) + sequences(p.concurrency));
-  line("  kv capacity", format_count(p.kv_capacity_tokens) + " tokens (" + format_count(p.cache_bytes_per_token) +
+                                                : format_count(p.max_context, "token") + " at " +
+                                                      format_count(p.concurrency, "sequence"));
+  line("  kv capacity", format_count(p.kv_capacity_tokens, "token") + " (" + format_count(p.cache_bytes_per_token) +
                             " B/token per GPU)");
   line("  min GPUs", p.min_gpus ? std::to_string(p.min_gpus) + " (tp " + std::to_string(p.min_gpus_tp) + ", pp " +
-                                      std::to_string(p.min_gpus_pp) + ")"
+                                      std::to_string(p.min_gpus_pp) + "): " + p.min_gpus_reason
                                 : std::string("none found"));
   line("  KV dtype to fit", p.kv_dtype_to_fit ? std::string(name(*p.kv_dtype_to_fit)) : std::string("none"));
   line("  cache alone", format_bytes(p.cache_total_bytes) + " = " + std::to_string(p.cache_only_gpus_marketing) + " x " +
@@ -164,9 +219,8 @@ std::string format_plan_text(const Plan& p) {
   } else {
     line("  decode", std::string("not computed: no memory bandwidth (--gpu-bandwidth)"));
   }
-  line("  cache > weights at", format_count(p.crossover_tokens) +
-                                   " tokens in the batch (" + format_count(p.crossover_concurrency) + sequences(p.crossover_concurrency) + " of " +
-                                   format_count(p.context) + ")");
+  line("  cache > weights at", format_count(p.crossover_tokens, "token") + " in the batch (" +
+                                   format_count(p.crossover_concurrency, "sequence") + " of " + format_count(p.context) + ")");
   line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
   for (const auto& n : p.notes) o += "note: " + n + "\n";
   return o;
@@ -203,7 +257,7 @@ std::string format_compare_text(const std::vector<CompareRow>& rows) {
          pad(r.weights_bytes ? fixed(100.0 * r.share_of_weights, 1) + "%" : std::string("-"), 15, true) + "  " + r.kinds +
          "\n";
   }
-  if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens) + " tokens\n";
+  if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens, "token") + "\n";
   return o;
 }
 

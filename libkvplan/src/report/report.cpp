@@ -182,8 +182,7 @@ std::string exact(std::uint64_t b) { return b >= MB ? format_count(b) + " B = " 
 std::string format_size_text(const CacheSize& s) {
   std::string out;
   out += "model        " + s.model + "\n";
-  out += "workload     " + format_count(s.workload.batch) + " sequence" + (s.workload.batch == 1 ? "" : "s") + " x " +
-         format_count(s.workload.tokens) + " tokens";
+  out += "workload     " + format_count(s.workload.batch, "sequence") + " x " + format_count(s.workload.tokens, "token");
   if (s.workload.tp > 1) out += ", per rank of TP " + std::to_string(s.workload.tp);
   out += "\n";
   out += "dtypes       K " + std::string(name(s.dtypes.k)) + ", V " + std::string(name(s.dtypes.v));

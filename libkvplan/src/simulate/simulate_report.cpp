@@ -89,14 +89,14 @@ nlohmann::json to_json(const CapacityResult& c) {
 std::string format_simulate_text(const SimResult& r) {
   std::ostringstream os;
   os << "simulate: " << r.model << " on " << r.gpu << " (vLLM V1 scheduler)\n";
-  os << "  KV cache: " << format_count(r.num_blocks) << " blocks of " << r.block_size << " tokens, "
-     << r.groups.size() << " group(s); max_model_len " << format_count(r.max_model_len) << "; engine max concurrency "
+  os << "  KV cache: " << format_count(r.num_blocks, "block") << " of " << format_count(r.block_size, "token") << ", "
+     << format_count(r.groups.size(), "group") << "; max_model_len " << format_count(r.max_model_len) << "; engine max concurrency "
      << num(r.engine_max_concurrency) << "x\n";
   os << "  scheduler: max_num_seqs " << r.max_num_seqs << ", max_num_batched_tokens " << format_count(r.max_num_batched_tokens)
      << ", prefix caching " << (r.prefix_caching ? "on" : "off") << "\n";
   os << "  requests: " << format_count(r.finished) << " finished of " << format_count(r.requests);
   if (r.rejected) os << " (" << format_count(r.rejected) << " rejected)";
-  os << " in " << secs(r.makespan_s) << ", " << format_count(r.steps) << " steps\n";
+  os << " in " << secs(r.makespan_s) << ", " << format_count(r.steps, "step") << "\n";
   os << "  TTFT  p50 " << secs(r.ttft_s.p50) << "  p90 " << secs(r.ttft_s.p90) << "  p99 " << secs(r.ttft_s.p99) << "\n";
   os << "  TPOT  p50 " << secs(r.tpot_s.p50) << "  p90 " << secs(r.tpot_s.p90) << "  p99 " << secs(r.tpot_s.p99) << "\n";
   os << "  E2E   p50 " << secs(r.e2e_s.p50) << "  p90 " << secs(r.e2e_s.p90) << "  p99 " << secs(r.e2e_s.p99) << "\n";
@@ -105,12 +105,12 @@ std::string format_simulate_text(const SimResult& r) {
   if (r.slo.ttft_s > 0 || r.slo.tpot_s > 0 || r.slo.e2e_s > 0)
     os << "; goodput " << num(r.goodput_requests_per_s) << " req/s (" << format_count(r.slo_met) << " within SLOs)";
   os << "\n";
-  os << "  peak: " << format_count(r.peak_blocks) << " blocks, " << r.peak_running << " running, " << r.peak_waiting
+  os << "  peak: " << format_count(r.peak_blocks, "block") << ", " << r.peak_running << " running, " << r.peak_waiting
      << " waiting; preemptions " << format_count(r.preemptions) << "\n";
   for (const auto& g : r.groups)
-    os << "    group " << g.kind << " (" << g.layers << " layers, block " << g.block_size
-       << (g.window ? ", window " + std::to_string(g.window) : std::string()) << "): peak " << format_count(g.peak_blocks)
-       << " blocks\n";
+    os << "    group " << g.kind << " (" << format_count(g.layers, "layer") << ", block " << g.block_size
+       << (g.window ? ", window " + std::to_string(g.window) : std::string()) << "): peak "
+       << format_count(g.peak_blocks, "block") << "\n";
   if (r.prefix_caching)
     os << "  prefix cache: " << num(100 * r.prefix_hit_rate, 1) << "% of looked-up tokens hit ("
        << format_count(r.prefix_hit_tokens) << " of " << format_count(r.prefix_query_tokens) << ")\n";
@@ -121,7 +121,7 @@ std::string format_simulate_text(const SimResult& r) {
 
 std::string format_capacity_text(const CapacityResult& c) {
   std::ostringstream os;
-  os << "max rate within SLOs: " << num(c.max_rate, 3) << " req/s per replica (" << c.gpus_per_replica << " GPU(s))\n";
+  os << "max rate within SLOs: " << num(c.max_rate, 3) << " req/s per replica (" << format_count(c.gpus_per_replica, "GPU") << ")\n";
   if (c.replicas_for_target) os << "replicas for the target rate: " << c.replicas_for_target << "\n";
   if (c.cost_per_million_output_tokens > 0)
     os << "cost: " << num(c.cost_per_million_output_tokens, 4) << " per million output tokens, "

@@ -146,6 +146,12 @@ std::string format_count(std::uint64_t n) {
   return out;
 }
 
+std::string format_count(std::uint64_t n, std::string_view singular, std::string_view plural) {
+  std::string out = format_count(n) + " ";
+  if (n == 1) return out.append(singular);
+  return plural.empty() ? out.append(singular).append("s") : out.append(plural);
+}
+
 std::string format_fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

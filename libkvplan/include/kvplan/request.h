@@ -1,0 +1,58 @@
+#pragma once
+// The requests as data: one table of the options `kvplan plan` / `kvplan sweep` (and one of
+// `kvplan size`), the
+// Python kvplan.plan()/sweep() keywords and the page's plan form share (name, type, unit,
+// default, help), and the JSON echo of a resolved request (PlanInput). The CLI takes its help
+// texts from the table, the Python module its accepted keywords, and tests/cli/test_fields_cli.py
+// walks it: every field exists in every face and reaches the library identically.
+#include <span>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "kvplan/planner.h"
+
+namespace kvplan {
+
+enum class FieldType {
+  count,          // a positive integer
+  tokens,         // a token count: 4096, "32k"
+  bytes,          // a byte count: 123456, "80GB", "1.5GiB"
+  fraction,       // a number in (0, 1]
+  rate,           // a non-negative number (bytes/s, FLOP/s)
+  dtype,          // a dtype name, "auto" = the model's
+  weight_format,  // a dtype or a weight preset (awq, Q4_K_M, ...)
+  name,           // a catalog or engine name
+  count_list,     // comma-separated positive integers
+};
+std::string_view field_type_name(FieldType t);
+
+struct RequestField {
+  std::string_view name;           // Python keyword, web form field and request-echo key
+  std::string_view cli_flag;       // the plan/sweep flag
+  FieldType type;
+  std::string_view unit;           // "tokens", "bytes", "bytes/s", "FLOP/s", "" (none)
+  std::string_view default_value;  // as text; "" = unset (the library decides, see help)
+  std::string_view help;
+};
+
+// The plan/sweep request options, in CLI order (context and concurrency are plan's; sweep takes
+// lists under the same names).
+std::span<const RequestField> plan_request_fields();
+// The entry named `name` (Python keyword); InputError for an unknown one.
+const RequestField& plan_request_field(std::string_view name);
+// `kvplan size` / kvplan.size(): tokens, batch, tp and the cache dtypes (the same entries as plan's).
+std::span<const RequestField> size_request_fields();
+// By verb: "plan" and "sweep" (plan_request_fields), "size"; InputError for another.
+std::span<const RequestField> request_fields(std::string_view verb);
+const RequestField& request_field(std::string_view verb, std::string_view name);
+
+nlohmann::json to_json(const RequestField& f);
+// The request as the planner resolved it from any face: every PlanInput value (device figures
+// included), so the CLI and Python echo the same object for the same options.
+nlohmann::json request_json(const PlanInput& in);
+// A sweep's request: request_json(in) without `context` and `concurrency` (the grid's axes, which
+// the sweep document lists as `contexts` and `concurrency`).
+nlohmann::json sweep_request_json(const PlanInput& in);
+
+}  // namespace kvplan

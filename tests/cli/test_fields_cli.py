@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""The plan/sweep request field table (libkvplan/include/kvplan/request.h) against every face:
+- the CLI: each field's flag is in `kvplan plan --help` and `kvplan sweep --help` with the table's help;
+- Python (when the module is built next to the CLI, <build>/python): kvplan.fields() is the table,
+  each name is a keyword of kvplan.plan() and kvplan.sweep();
+- both: each field set to a non-default value through its CLI flag and through its Python keyword
+  gives the same request echo ("request") and the same plan, and an echo that differs from the
+  defaults' (the option reaches the library);
+- the page (read statically, no emscripten build): every option its plan form sends
+  (web/site/app.js) and the WebAssembly shell reads (web/src/kvplan_wasm.cpp) is a table field.
+Usage: test_fields_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
+import inspect
+import json
+import os
+import re
+import sys
+
+from _harness import KVPLAN, SRC, check, finish, run  # noqa: E402
+
+BUILD_PY = os.path.join(os.path.dirname(os.path.abspath(KVPLAN)), "..", "python")
+try:
+    sys.path.insert(0, BUILD_PY)
+    import kvplan  # noqa: E402
+except ImportError as e:  # KVPLAN_BUILD_PYTHON=OFF: the CLI face only, said out loud
+    kvplan = None
+    print(f"note: no Python module at {BUILD_PY} ({e}); the Python face is not checked in this build")
+
+
+FIELDS_CPP = open(os.path.join(SRC, "libkvplan", "src", "planner", "request_fields.cpp")).read()
+ROW = r'\{"(\w+)", "(--[\w-]+)", T::(\w+), "([^"]*)", "([^"]*)",'
+
+
+def rows_of(text):
+    """Table rows as written in libkvplan/src/planner/request_fields.cpp (no Python module needed);
+    a named shared entry (kKvDtype, ...) is read from its definition."""
+    shared = {m.group(1): m.group(2) for m in re.finditer(r"constexpr RequestField (k\w+)\{(.*?)\};", FIELDS_CPP, re.S)}
+    text = re.sub(r"\b(k[A-Z]\w+)\b(?=[,\s])", lambda m: "{" + shared[m.group(1)] + "}" if m.group(1) in shared else m.group(0), text)
+    return [{"name": n, "cli_flag": f, "type": t, "unit": u, "default": d or None} for n, f, t, u, d in re.findall(ROW, text)]
+
+
+def table_from_source(array):
+    body = FIELDS_CPP[FIELDS_CPP.index(f"{array}{{{{"):]
+    return rows_of(body[: body.index("}};")])
+
+
+source_table = table_from_source("kPlanFields")
+check("table read from source", len(source_table) >= 25, len(source_table))
+if kvplan is not None:
+    fields = kvplan.fields()
+    check("kvplan.fields() is the table",
+          [{k: f[k] for k in ("name", "cli_flag", "type", "unit", "default")} for f in fields] == source_table,
+          [f["name"] for f in fields])
+    check("every field has help", all(f["help"] for f in fields))
+else:
+    fields = source_table
+
+# The CLI face: the flags exist, with the table's help (plan's own help texts are the table's).
+plan_help = run("plan", "--help").stdout
+sweep_help = run("sweep", "--help").stdout
+for f in fields:
+    check(f"plan --help has {f['cli_flag']}", re.search(rf"(^|[ ,]){re.escape(f['cli_flag'])}\b", plan_help, re.M) is not None)
+    if f["name"] not in ("context", "concurrency"):  # sweep takes --contexts / --concurrency lists
+        check(f"sweep --help has {f['cli_flag']}", re.search(rf"(^|[ ,]){re.escape(f['cli_flag'])}\b", sweep_help, re.M) is not None)
+    if "help" in f:
+        check(f"{f['cli_flag']} help is the table's", " ".join(f["help"].split())[:40] in " ".join(plan_help.split()), f["help"])
+
+# ... and no flag outside it: plan's and sweep's other flags are the verb's own (output, model loading,
+# a device file), listed here so that a new planner option cannot skip the table.
+VERB_ONLY = {"--help", "--json", "--require-fit", "--gpu-file", "--assume", "--csv", "--contexts"}
+names_by_flag = {f["cli_flag"] for f in fields}
+for verb, text in (("plan", plan_help), ("sweep", sweep_help)):
+    flags = set(re.findall(r"(?:^\s+|,)(--[a-z][a-z-]*)", text, re.M))
+    check(f"{verb}: its flags were read", len(flags) >= 25, sorted(flags))
+    check(f"{verb}: every flag is a table field or the verb's own", flags - names_by_flag - VERB_ONLY == set(),
+          sorted(flags - names_by_flag - VERB_ONLY))
+
+# Every field set away from its default: (CLI words, Python keywords). Extra settings a field
+# needs (pp_layers needs pp 2; offload needs a bandwidth) are on both sides.
+MODEL, GPU = "Qwen/Qwen3-8B", "H100"
+CASES = {
+    "gpu": (["--gpu", "A100"], {"gpu": "A100"}),
+    "gpu_memory": (["--gpu-memory", "70GB"], {"gpu_memory": 70_000_000_000}),
+    "gpu_bandwidth": (["--gpu-bandwidth", "2e12"], {"gpu_bandwidth": 2e12}),
+    "gpu_flops": (["--gpu-flops", "5e14"], {"gpu_flops": 5e14}),
+    "gpus": (["--gpus", "2"], {"gpus": 2}),
+    "tp": (["--tp", "2"], {"tp": 2}),
+    "pp": (["--pp", "2"], {"pp": 2}),
+    "pp_layers": (["--pp", "2", "--pp-layers", "20,16"], {"pp": 2, "pp_layers": [20, 16]}),
+    "dp": (["--dp", "2"], {"dp": 2}),
+    "context": (["--context", "32k"], {"context": 32768}),
+    "concurrency": (["--concurrency", "8"], {"concurrency": 8}),
+    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
+    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
+    "v_dtype": (["--v-dtype", "fp8_e5m2"], {"v_dtype": "fp8_e5m2"}),
+    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
+    "weight_dtype": (["--weight-dtype", "awq"], {"weight_dtype": "awq"}),
+    "weights": (["--weights", "10GB"], {"weights": 10_000_000_000}),
+    "engine": (["--engine", "vllm"], {"engine": "vllm"}),
+    "utilization": (["--utilization", "0.8"], {"utilization": 0.8}),
+    "reserved": (["--reserved", "3GiB"], {"reserved": 3 * 2**30}),
+    "runtime_overhead": (["--runtime-overhead", "2GiB"], {"runtime_overhead": "2GiB"}),
+    "prefill_chunk": (["--prefill-chunk", "4096"], {"prefill_chunk": 4096}),
+    "block_tokens": (["--block-tokens", "32"], {"block_tokens": 32}),
+    "shared_prefix": (["--shared-prefix", "1024"], {"shared_prefix": 1024}),
+    "offload": (["--offload", "100GB", "--offload-bandwidth", "64e9"], {"offload": "100GB", "offload_bandwidth": 64e9}),
+    "offload_bandwidth": (["--offload-bandwidth", "32e9"], {"offload_bandwidth": 32e9}),
+    "prefill_efficiency": (["--prefill-efficiency", "0.7"], {"prefill_efficiency": 0.7}),
+}
+check("a case for every field", sorted(CASES) == sorted(f["name"] for f in fields),
+      sorted(set(CASES) ^ {f["name"] for f in fields}))
+
+
+def cli_plan(words):
+    r = run("plan", MODEL, *(["--gpu", GPU] if "--gpu" not in words else []), *words, "--json")
+    return json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr}
+
+
+def without(doc, *keys):
+    return {k: v for k, v in doc.items() if k not in keys}
+
+
+base_cli = cli_plan([])
+check("plan --json echoes the request", "request" in base_cli and "error" not in base_cli, base_cli.get("error"))
+if kvplan is not None:
+    sig_plan = inspect.signature(kvplan.plan).parameters
+    sig_sweep = inspect.signature(kvplan.sweep).parameters
+    names = {f["name"] for f in fields}
+    check("kvplan.plan()'s keywords are the table", set(sig_plan) - {"model"} == names, sorted(set(sig_plan) ^ names))
+    check("kvplan.sweep()'s keywords are the table", set(sig_sweep) - {"model", "contexts"} == names - {"context"},
+          sorted(set(sig_sweep) ^ names))
+    for f in fields:
+        check(f"kvplan.plan() takes {f['name']}", f["name"] in sig_plan)
+        if f["name"] not in ("context", "concurrency"):
+            check(f"kvplan.sweep() takes {f['name']}", f["name"] in sig_sweep)
+    base_py = kvplan.plan(MODEL, GPU)
+    check("defaults: CLI and Python echo the same request", dict(base_py["request"]) == base_cli["request"],
+          (base_py["request"], base_cli["request"]))
+
+for name, (words, kw) in CASES.items():
+    c = cli_plan(words)
+    if not check(f"{name}: CLI plan runs", "error" not in c, c.get("error")):
+        continue
+    changed = {k for k in c["request"] if c["request"][k] != base_cli["request"][k]}
+    check(f"{name}: the CLI flag reaches the library", changed != set(), c["request"])
+    if kvplan is None:
+        continue
+    kw = {"gpu": GPU, **kw}
+    p = kvplan.plan(MODEL, **kw)
+    check(f"{name}: same request from the CLI and Python", dict(p["request"]) == c["request"],
+          {k: (p["request"][k], c["request"][k]) for k in c["request"] if p["request"].get(k) != c["request"][k]})
+    check(f"{name}: same plan from the CLI and Python", without(dict(p), "schema") == without(c, "schema"),
+          sorted(k for k in c if k != "schema" and p.get(k) != c[k]))
+
+# kvplan sweep: the same options through its flags and keywords give plan's request (less the axes).
+for name, (words, kw) in CASES.items():
+    if name in ("context", "concurrency"):
+        continue
+    r = run("sweep", MODEL, *(["--gpu", GPU] if "--gpu" not in words else []), *words, "--contexts", "4096",
+            "--concurrency", "1", "--json")
+    if not check(f"sweep {name}: CLI runs", r.returncode == 0, r.stderr):
+        continue
+    s = json.loads(r.stdout)["request"]
+    want = without(cli_plan(words)["request"], "context", "concurrency")
+    check(f"sweep {name}: the same request as plan's", s == want, (s, want))
+    if kvplan is not None:
+        ps = kvplan.sweep(MODEL, [4096], [1], **{"gpu": GPU, **kw})
+        check(f"sweep {name}: same request from the CLI and Python", dict(ps.request) == s, (ps.request, s))
+
+# kvplan size: the same walk over its own table (tokens, batch, tp and the shared cache dtypes).
+size_source = table_from_source("kSizeFields")
+check("size table read from source", [f["name"] for f in size_source] ==
+      ["tokens", "batch", "tp", "kv_dtype", "k_dtype", "v_dtype", "state_dtype"], size_source)
+size_fields = kvplan.fields("size") if kvplan is not None else size_source
+if kvplan is not None:
+    check("kvplan.fields('size') is the table",
+          [{k: f[k] for k in ("name", "cli_flag", "type", "unit", "default")} for f in size_fields] == size_source)
+size_help = " ".join(run("size", "--help").stdout.split())
+for f in size_fields:
+    check(f"size --help has {f['cli_flag']}", f["cli_flag"] in size_help)
+    if "help" in f:
+        check(f"size {f['cli_flag']} help is the table's", " ".join(f["help"].split()) in size_help, f["help"])
+SIZE_MODEL = "Qwen/Qwen3-Next-80B-A3B-Thinking"  # full attention and a recurrent state: every dtype matters
+SIZE_CASES = {
+    "tokens": (["--tokens", "32k"], {"tokens": "32k"}),
+    "batch": (["--batch", "3"], {"batch": 3}),
+    "tp": (["--tp", "2"], {"tp": 2}),
+    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
+    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
+    "v_dtype": (["--v-dtype", "q8_0"], {"v_dtype": "q8_0"}),
+    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
+}
+check("a size case for every field", sorted(SIZE_CASES) == sorted(f["name"] for f in size_fields))
+base_size = json.loads(run("size", SIZE_MODEL, "--json").stdout)
+for name, (words, kw) in SIZE_CASES.items():
+    r = run("size", SIZE_MODEL, *words, "--json")
+    if not check(f"size {name}: CLI runs", r.returncode == 0, r.stderr):
+        continue
+    c = json.loads(r.stdout)
+    check(f"size {name}: the flag reaches the library", without(c, "schema") != without(base_size, "schema"))
+    if kvplan is not None:
+        p = dict(kvplan.size(SIZE_MODEL, **kw))
+        check(f"size {name}: same result from the CLI and Python", without(p, "schema") == without(c, "schema"),
+              sorted(k for k in c if k != "schema" and p.get(k) != c[k]))
+
+# The page, read statically: its plan form sends only table fields (plus the model).
+names = {f["name"] for f in fields}
+app = open(os.path.join(SRC, "web", "site", "app.js")).read()
+sent = set()
+for call in re.findall(r"call\('plan',\s*(\{[^}]*\}|\w+)", app):
+    sent |= set(re.findall(r"(\w+):", call))
+for obj in re.findall(r"const args = (\{[^}]*\});\s*const p = call\('plan'", app):
+    sent |= set(re.findall(r"(\w+):", obj))
+check("the page calls plan", len(sent) >= 5, sorted(sent))
+check("the page's plan options are table fields", sent - {"model"} <= names, sorted(sent - {"model"} - names))
+wasm = open(os.path.join(SRC, "web", "src", "kvplan_wasm.cpp")).read()
+body = wasm[wasm.index("PlanInput plan_input("):]
+body = body[: body.index("\n}\n")]
+read = set(re.findall(r'_field\(a, "(\w+)"', body)) | ({"kv_dtype", "k_dtype", "v_dtype", "state_dtype"} if "apply_dtypes(a" in body else set())
+check("the WebAssembly shell reads only table fields", read <= names, sorted(read - names))
+print("table fields the page does not offer yet:", ", ".join(sorted(names - read)) or "none")
+
+finish()
