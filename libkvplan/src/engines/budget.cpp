@@ -16,7 +16,6 @@ namespace kvplan {
 
 namespace {
 
-std::uint64_t saturating_sub(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
 
 // The band an estimate spans: [estimate / 2, estimate x 2] (activation peaks measured in public
 // logs fall within it: docs/engines.md).
