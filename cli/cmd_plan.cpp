@@ -18,8 +18,8 @@ static void register_plan(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<PlanCliOptions>();
   auto* cmd = app.add_subcommand("plan", "what fits on which GPUs, capacity, min GPUs and roofline decode speed");
   opt->plan.add(*cmd);
-  cmd->add_option("--context,-n", opt->context, PlanOptions::help("context"))->capture_default_str();
-  cmd->add_option("--concurrency,-c", opt->concurrency, PlanOptions::help("concurrency"))->capture_default_str();
+  add_field(*cmd, "plan", "context", opt->context, "-n")->capture_default_str();
+  add_field(*cmd, "plan", "concurrency", opt->concurrency, "-c")->capture_default_str();
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->add_flag("--require-fit", opt->require_fit, "exit 1 when the plan does not fit");
   cmd->callback([&run, opt] {

@@ -19,11 +19,9 @@ static void register_size(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<SizeOptions>();
   auto* cmd = app.add_subcommand("size", "exact cache bytes held by B sequences of N tokens");
   opt->model.add(*cmd);
-  // Help texts from the size request table (kvplan/request.h).
-  auto help = [](std::string_view name) { return std::string(request_field("size", name).help); };
-  cmd->add_option("--tokens,-n", opt->tokens, help("tokens"))->capture_default_str();
-  cmd->add_option("--batch,-b", opt->batch, help("batch"))->capture_default_str();
-  cmd->add_option("--tp", opt->tp, help("tp"))->capture_default_str();
+  add_field(*cmd, "size", "tokens", opt->tokens, "-n")->capture_default_str();
+  add_field(*cmd, "size", "batch", opt->batch, "-b")->capture_default_str();
+  add_field(*cmd, "size", "tp", opt->tp)->capture_default_str();
   opt->dtypes.add(*cmd);
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([&run, opt] {

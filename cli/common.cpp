@@ -29,12 +29,11 @@ std::optional<WeightFormat> parse_weight_format_or_auto(const std::string& text,
 }
 
 void DtypeOptions::add(CLI::App& cmd) {
-  // Help texts from the request table (kvplan/request.h; plan, sweep and size share these entries).
-  auto help = [](std::string_view name) { return std::string(request_field("size", name).help); };
-  cmd.add_option("--kv-dtype", kv, help("kv_dtype"))->capture_default_str();
-  cmd.add_option("--k-dtype", k, help("k_dtype"));
-  cmd.add_option("--v-dtype", v, help("v_dtype"));
-  cmd.add_option("--state-dtype", state, help("state_dtype"));
+  // plan, sweep and size share these table entries.
+  add_field(cmd, "size", "kv_dtype", kv)->capture_default_str();
+  add_field(cmd, "size", "k_dtype", k);
+  add_field(cmd, "size", "v_dtype", v);
+  add_field(cmd, "size", "state_dtype", state);
 }
 
 void DtypeOptions::apply(Workload& w) const {

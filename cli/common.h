@@ -13,6 +13,16 @@ namespace kvplan::cli {
 
 using Runner = std::function<int()>;
 
+// Registers the option a request table entry names (kvplan/request.h): flag and help text come
+// from the table, so the CLI cannot drift from it. `alias` adds a short form ("-n").
+template <class T>
+CLI::Option* add_field(CLI::App& cmd, std::string_view verb, std::string_view name, T& var, std::string_view alias = {}) {
+  const RequestField& f = request_field(verb, name);
+  std::string flags(f.cli_flag);
+  if (!alias.empty()) flags += "," + std::string(alias);
+  return cmd.add_option(flags, var, std::string(f.help));
+}
+
 // Options every model-reading verb shares.
 struct ModelOptions {
   std::string model;

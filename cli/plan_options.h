@@ -30,37 +30,34 @@ struct PlanOptions {
   double offload_bandwidth = 0;
   double prefill_efficiency = 0.5;
 
-  // Help texts come from the request field table (kvplan/request.h), which the tests walk.
-  static std::string help(std::string_view name) { return std::string(plan_request_field(name).help); }
-
   void add(CLI::App& cmd) {
     model.add(cmd);
-    cmd.add_option("--gpu", gpu, help("gpu"));
+    add_field(cmd, "plan", "gpu", gpu);
     cmd.add_option("--gpu-file", gpu_file, "a custom accelerator: JSON object with the catalog's keys");
-    cmd.add_option("--gpu-memory", gpu_memory, help("gpu_memory"));
-    cmd.add_option("--gpu-bandwidth", gpu_bandwidth, help("gpu_bandwidth"));
-    cmd.add_option("--gpu-flops", gpu_flops, help("gpu_flops"));
-    cmd.add_option("--gpus", gpus, help("gpus"));
-    cmd.add_option("--tp", tp, help("tp"));
-    cmd.add_option("--pp", pp, help("pp"))->capture_default_str();
-    cmd.add_option("--pp-layers", pp_layers, help("pp_layers"))
+    add_field(cmd, "plan", "gpu_memory", gpu_memory);
+    add_field(cmd, "plan", "gpu_bandwidth", gpu_bandwidth);
+    add_field(cmd, "plan", "gpu_flops", gpu_flops);
+    add_field(cmd, "plan", "gpus", gpus);
+    add_field(cmd, "plan", "tp", tp);
+    add_field(cmd, "plan", "pp", pp)->capture_default_str();
+    add_field(cmd, "plan", "pp_layers", pp_layers)
         ->delimiter(',');
-    cmd.add_option("--dp", dp, help("dp"))->capture_default_str();
+    add_field(cmd, "plan", "dp", dp)->capture_default_str();
     dtypes.add(cmd);
-    cmd.add_option("--weight-dtype", weight_dtype, help("weight_dtype"))
+    add_field(cmd, "plan", "weight_dtype", weight_dtype)
         ->capture_default_str();
-    cmd.add_option("--weights", weights, help("weights"));
-    cmd.add_option("--utilization", utilization, help("utilization"));
-    cmd.add_option("--reserved", reserved, help("reserved"));
-    cmd.add_option("--runtime-overhead", runtime_overhead, help("runtime_overhead"));
-    cmd.add_option("--prefill-chunk", prefill_chunk, help("prefill_chunk"));
-    cmd.add_option("--block-tokens", block_tokens, help("block_tokens"));
-    cmd.add_option("--engine", engine, help("engine"))->capture_default_str();
-    cmd.add_option("--shared-prefix", shared_prefix, help("shared_prefix"))
+    add_field(cmd, "plan", "weights", weights);
+    add_field(cmd, "plan", "utilization", utilization);
+    add_field(cmd, "plan", "reserved", reserved);
+    add_field(cmd, "plan", "runtime_overhead", runtime_overhead);
+    add_field(cmd, "plan", "prefill_chunk", prefill_chunk);
+    add_field(cmd, "plan", "block_tokens", block_tokens);
+    add_field(cmd, "plan", "engine", engine)->capture_default_str();
+    add_field(cmd, "plan", "shared_prefix", shared_prefix)
         ->capture_default_str();
-    cmd.add_option("--offload", offload, help("offload"));
-    cmd.add_option("--offload-bandwidth", offload_bandwidth, help("offload_bandwidth"));
-    cmd.add_option("--prefill-efficiency", prefill_efficiency, help("prefill_efficiency"))
+    add_field(cmd, "plan", "offload", offload);
+    add_field(cmd, "plan", "offload_bandwidth", offload_bandwidth);
+    add_field(cmd, "plan", "prefill_efficiency", prefill_efficiency)
         ->capture_default_str();
   }
 
