@@ -133,7 +133,8 @@ BOOST_AUTO_TEST_CASE(vllm_refuses_explicit_bfloat16_below_compute_capability_8) 
   BOOST_TEST(!bad.passed);
   BOOST_TEST(bad.exit_code() == 1);
   BOOST_TEST(bad.reasons.front().find("bfloat16") != std::string::npos);
-  BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype float16", "T4").passed);
+  // (0.8: at vLLM's 0.9 the 1.39 GiB left on a T4's datasheet band may not hold the sampler warm-up.)
+  BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype float16 --gpu-memory-utilization 0.8", "T4").passed);
   BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096", "V100-32GB").passed);
   BOOST_TEST(!run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype bfloat16", "V100-32GB").passed);
   BOOST_TEST(run("vllm serve Qwen/Qwen3-0.6B --max-model-len 4096 --dtype bfloat16", "A10").passed);

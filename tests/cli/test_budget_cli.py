@@ -80,12 +80,25 @@ check("vLLM 0.10 has no graph term", rc == 0 and "CUDA graphs" not in [t["name"]
 rc, out, err = run("check", "--gpu", "H100", "--engine-version", "new", "--", *LLAMA8B.split())
 check("bad --engine-version", rc == 2 and "--engine-version" in err, err)
 
-# 8k tokens on a 3090 with 8B bf16 weights: starts only at the favourable end -> UNCERTAIN (3), --strict 1.
-args = ["check", "--gpu", "RTX3090", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "8192"]
+# 8k tokens on a 3090 with 8B bf16 weights at 0.8: starts only at the favourable end -> UNCERTAIN (3), --strict 1.
+args = ["check", "--gpu", "RTX3090", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "8192", "--gpu-memory-utilization", "0.8"]
 rc, out, _ = run(*args)
 j = json.loads(out)
 check("uncertain exit 3", rc == 3 and j["verdict"] == "UNCERTAIN" and j["exit_code"] == 3 and not j["passed"], (rc, j.get("verdict")))
 check("uncertain margin", j["margin_bytes"] > 0 and "more KV memory per GPU" in j["margin"], j.get("margin"))
+# At vLLM's default 0.9 the cache fits (vllm serve's 2,048-token batch on a 24 GB card), but the
+# 2.35 GiB outside the budget may not hold the CUDA context, the sampler warm-up and a desktop's
+# other processes (1.68 GiB in TheBuccaneer/vllm-offload-profiles' failed start): UNCERTAIN, with
+# the utilization that would make it certain.
+rc, out, _ = run("check", "--gpu", "RTX3090", "--format", "json", "--", *LLAMA8B.split(), "--max-model-len", "8192")
+j = json.loads(out)
+failing = [c["name"] for c in j["checks"] if not c["ok"]]
+check("3090 at 0.9: headroom UNCERTAIN", rc == 3 and failing == ["headroom"] and "--gpu-memory-utilization 0.86" in j["margin"], (rc, failing, j.get("margin")))
+check("vllm serve's batch default on a 24 GB card", any("max_num_batched_tokens 2048, max_num_seqs 256" in n for n in j["notes"]), j["notes"])
+# A datacenter card has no desktop: the same headroom on an H100 at 0.95 holds.
+rc, out, _ = run("check", "--gpu", "H100", "--format", "json", "--", *LLAMA8B.split(), "--gpu-memory-utilization", "0.95")
+j = json.loads(out)
+check("H100 at 0.95: headroom holds", [c["ok"] for c in j["checks"] if c["name"] == "headroom"] == [True], j.get("checks"))
 rc, out, _ = run(*args[:1], "--strict", *args[1:])
 check("--strict", rc == 1 and json.loads(out)["exit_code"] == 1, rc)
 rc, out, _ = run("check", "--gpu", "RTX3090", "--format", "github", "--", *LLAMA8B.split(), "--max-model-len", "8192")
@@ -172,7 +185,7 @@ check("draft model weights", j["budget"][0]["low_bytes"] > json.loads(out0)["bud
 with open(os.path.join(LOGS, "index.json")) as f:
     index = json.load(f)["logs"]
 check("engine log index", len(index) >= 3 and all(os.path.exists(os.path.join(LOGS, e["file"])) for e in index), len(index))
-within = {"logs": 0, "unfavourable": 0, "favourable": 0}
+within = {"logs": 0, "unfavourable": 0, "favourable": 0, "estimate": 0}
 for e in index:
     with open(os.path.join(LOGS, e["file"])) as f:
         first = f.readline()
@@ -223,14 +236,18 @@ for e in index:
         check(f"{e['file']} documented wrong PASS", not e["started"] and rc == 0 and j["verdict"] == "PASS", (rc, j.get("verdict")))
     elif not e["started"] or gap:
         check(f"{e['file']} never PASS from the GPU alone", rc in (1, 3) and j["verdict"] != "PASS", (rc, j.get("verdict")))
-    # Predicted from the GPU alone, is the KV memory within 5 % of the logged one? Reported (the
-    # issue's target is 70 %), not asserted: README.md's calibration table pins the figures.
+    # Predicted from the GPU alone, is the KV memory within 5 % of the logged one? kvplan's
+    # estimate (every budget term at its typical value) is asserted below for 70 % of the logs (the
+    # issue's target); the band's ends are reported (README.md's calibration table).
     if "kv_cache_gib" in e and e["kv_cache_gib"] > 0:
         logged = e["kv_cache_gib"] * 2**30
         lo_b, hi_b = j["per_gpu"]["kv_memory_bytes"], j["favourable"]["kv_memory_bytes"]
+        est = j["estimate"]["kv_memory_bytes"]
         if e["engine"] == "llamacpp":  # the cache is what the command asks for, at both ends
-            lo_b = hi_b = j["engine_result"]["kv_bytes"]
+            lo_b = hi_b = est = j["engine_result"]["kv_bytes"]
+        check(f"{e['file']} estimate inside the band", min(lo_b, hi_b) <= est <= max(lo_b, hi_b), (lo_b, est, hi_b))
         within["logs"] += 1
+        within["estimate"] += abs(est / logged - 1) <= 0.05
         within["unfavourable"] += abs(lo_b / logged - 1) <= 0.05
         within["favourable"] += abs(hi_b / logged - 1) <= 0.05
     if e.get("band_holds_log"):
@@ -245,8 +262,9 @@ for e in index:
         lo, hi = j.get("kv_cache_tokens", -1), j.get("favourable", {}).get("kv_cache_tokens", -1)
         check(f"{e['file']} band with the release's defaults holds the log", lo <= e["tokens"] <= hi, (rc, lo, hi, e["tokens"], err))
 print(f"engine logs: {len(index)} ({sum(not e['started'] for e in index)} failed starts); of {within['logs']} with a logged "
-      f"KV memory, from the GPU alone kvplan's is within 5 % of it at the band's unfavourable end for {within['unfavourable']}, at its favourable end for "
-      f"{within['favourable']}")
+      f"KV memory, from the GPU alone kvplan's estimate is within 5 % of it for {within['estimate']}, the band's unfavourable end for "
+      f"{within['unfavourable']}, its favourable end for {within['favourable']}")
+check("estimate within 5 % on 70 % of the logs", within["estimate"] >= 0.7 * within["logs"], within)
 rc, out, err = run("check", "--gpu", "H100", "--engine-log", os.path.join(SRC, "README.md"), "--", *LLAMA8B.split())
 check("log without figures", rc == 2 and "--engine-log" in err, (rc, err))
 import tempfile

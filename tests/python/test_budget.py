@@ -19,9 +19,13 @@ def test_verdict_and_terms():
 
 
 def test_uncertain_and_strict():
-    r = kvplan.check(CMD + " --max-model-len 8192", gpu="RTX3090")
+    r = kvplan.check(CMD + " --max-model-len 8192 --gpu-memory-utilization 0.8", gpu="RTX3090")
     assert r.verdict == "UNCERTAIN" and r.exit_code == 3 and r.margin_bytes > 0
     assert kvplan.check(CMD + " --max-model-len 8192", gpu="RTX3090", strict=True).exit_code == 1
+    # At 0.9 the cache fits but the headroom outside the budget may not hold a desktop's other
+    # processes, the CUDA context and the sampler warm-up: the margin names the utilization.
+    r = kvplan.check(CMD + " --max-model-len 8192", gpu="RTX3090")
+    assert r.verdict == "UNCERTAIN" and r.margin_bytes == 0 and "--gpu-memory-utilization 0.86" in r.margin
 
 
 def test_gpu_memory_needs_a_unit():
@@ -34,7 +38,9 @@ def test_gpu_memory_needs_a_unit():
 def test_engine_log_makes_it_exact():
     r = kvplan.check(CMD + " --max-model-len 20000", gpu="RTX3090", engine_version="0.6.3",
                      engine_log=os.path.join(LOGS, "vllm_v0_3090_llama8b_20k.log"))
-    assert r.calibrated and r.verdict == "PASS" and r.kv_cache_tokens == 1952 * 16
+    # The cache is exact with the log; the verdict stays UNCERTAIN: V0 captures CUDA graphs after
+    # the cache, outside the 0.9 budget, and a desktop 3090's other processes are unknown.
+    assert r.calibrated and r.verdict == "UNCERTAIN" and r.kv_cache_tokens == 1952 * 16
     r = kvplan.check(CMD + " --max-model-len 29000", gpu="RTX3090", engine_version="0.6.3",
                      engine_log=os.path.join(LOGS, "vllm_v0_3090_llama8b_29k.log"))
     assert r.verdict == "FAIL"

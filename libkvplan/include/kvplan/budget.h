@@ -33,6 +33,7 @@ std::uint64_t activation_peak_bytes(const ModelSpec& m, std::uint64_t tokens, st
 // ---------------------------------------------------------------------------------------------
 struct ByteBand {
   std::uint64_t low = 0, high = 0;
+  std::uint64_t typical = 0;  // the best single estimate inside the band (0: its midpoint)
 };
 
 // One term the engine takes from the device before the KV cache (bytes per GPU).
@@ -42,7 +43,14 @@ struct BudgetTerm {
   std::uint64_t high = 0;  // the unfavourable end; low == high: exact (given, counted or measured)
   std::string basis;       // "counted", "estimate", "measured (engine log)", "given"
   std::string source;      // the engine code it mirrors
+  // The best single estimate (what public logs showed most often); 0: the band's midpoint. It
+  // gives kvplan's point estimate of the KV memory, never a verdict.
+  std::uint64_t typical = 0;
 };
+// The typical value clamped into the band (the midpoint when none is set).
+std::uint64_t typical_of(std::uint64_t low, std::uint64_t high, std::uint64_t typical);
+inline std::uint64_t typical_of(const BudgetTerm& t) { return typical_of(t.low, t.high, t.typical); }
+inline std::uint64_t typical_of(const ByteBand& b) { return typical_of(b.low, b.high, b.typical); }
 
 // vLLM version ranges whose budgets differ.
 enum class VllmBudgetVersion {
@@ -95,6 +103,7 @@ struct EngineLogFigures {
   std::optional<ByteBand> weights_bytes;
   std::optional<ByteBand> total_bytes;
   std::optional<ByteBand> cudagraph_bytes;
+  std::optional<ByteBand> cudagraph_actual_bytes;  // "CUDA graph pool memory: X GiB (actual)"
   std::optional<ByteBand> activation_bytes;
   std::optional<ByteBand> non_torch_bytes;
   // SGLang "KV Cache is allocated. #tokens: N" and "max_total_num_tokens=N".

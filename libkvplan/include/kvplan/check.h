@@ -155,6 +155,10 @@ struct CheckResult {
   // unfavourable and favourable ends; kv_budget_bytes above is the first clamped at 0.
   std::int64_t kv_memory_bytes = 0, kv_memory_favourable_bytes = 0;
   std::uint64_t kv_cache_tokens_favourable = 0;
+  // kvplan's point estimate inside the band: every term at its typical value (budget.h). Reported
+  // for comparison with the engine; the verdict rests on the band's ends.
+  std::int64_t kv_memory_estimate_bytes = 0;
+  std::uint64_t kv_cache_tokens_estimate = 0;
   double max_concurrency_favourable = 0;
   std::uint64_t margin_bytes = 0;       // more KV memory per GPU that would make an UNCERTAIN verdict PASS
   std::string margin;                   // the same, as advice (empty unless UNCERTAIN)
@@ -176,6 +180,17 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o);
 // check_deployment profiles and `kvplan simulate` runs, so a command is simulated exactly as check
 // reads it. The memory budget (device, weights, activations, graphs, available KV bytes) is left
 // unset: check_deployment resolves it on its band, and simulate takes check's.
+// `vllm serve`'s batch defaults (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, the
+// OPENAI_API_SERVER context): on a GPU with at least 70 GiB whose name has no "a100",
+// max_num_batched_tokens 8192 and max_num_seqs 1024; otherwise 2048 and 256. `blackwell` is the
+// platform flag VllmOptions takes (the MLA backend default), by the GPU's name as kvplan check
+// reads it (B100, B200, B300).
+struct VllmBatchDefaults {
+  std::uint64_t max_num_batched_tokens = 0, max_num_seqs = 0;
+  bool blackwell = false;
+};
+VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu);
+
 struct VllmLaunch {
   std::string model_ref;                    // the model as the command names it (positional or --model)
   ModelSpec model;                          // loaded from model_ref, with --dtype applied
@@ -186,7 +201,7 @@ struct VllmLaunch {
   std::uint64_t long_prefill_token_threshold = 0;  // 0: none
   bool chunked_prefill = true;              // --no-enable-chunked-prefill: off
   bool enforce_eager = false;
-  bool max_num_batched_tokens_given = false;  // else options hold check's 8192
+  bool max_num_batched_tokens_given = false;  // else options hold vllm serve's default for the GPU
   std::vector<std::string> notes;           // choices the reading made (the MLA backend off SM90/SM100)
 };
 // `gpu` decides the platform defaults (the MLA backend); `load` is how the model is loaded

@@ -25,6 +25,13 @@ struct Accelerator {
   std::string interconnect;            // "NVLink 4, 900 GB/s"
   double interconnect_bytes_per_s = 0;
   std::string source;                  // where the figures come from
+  // The totals the runtime (torch.cuda.mem_get_info, "total_gpu_memory") printed in public engine
+  // logs, in hundredths of a GiB as logged (23.54 GiB -> 2354); empty when none was found.
+  std::vector<std::uint64_t> runtime_total_centigib;
+  std::string runtime_total_source;
+  // Who else uses the device: "" (a datacenter card, the engine alone), "desktop" (a card that may
+  // drive a display and run desktop applications), "unified" (memory shared with the OS).
+  std::string shared;
 };
 
 const std::vector<Accelerator>& accelerator_catalog();
@@ -44,8 +51,13 @@ Accelerator accelerator_from_json(std::string_view json_text, std::string_view s
 struct MemoryBand {
   std::uint64_t low = 0, high = 0;
   std::string basis;
+  std::uint64_t typical = 0;  // the most likely total (0: the midpoint)
 };
 MemoryBand runtime_memory_band(const Accelerator& a);
+
+// Memory other processes may hold on the device while an engine runs (the display server and
+// desktop applications, the OS on unified memory): [0, high], with where the high end was seen.
+MemoryBand other_processes_band(const Accelerator& a);
 
 // Which capacity a count of devices is measured against.
 enum class CapacityBasis {

@@ -129,17 +129,6 @@ struct SimSchedulerOptions {
   bool chunked_prefill = true;                   // --enable-chunked-prefill (V1 default on)
 };
 
-// `vllm serve`'s batch defaults (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, the
-// OPENAI_API_SERVER context): on a GPU with at least 70 GiB whose name has no "a100",
-// max_num_batched_tokens 8192 and max_num_seqs 1024; otherwise 2048 and 256. `blackwell` is the
-// platform flag VllmOptions takes (the MLA backend default), by the GPU's name as kvplan check
-// reads it (B100, B200, B300).
-struct VllmBatchDefaults {
-  std::uint64_t max_num_batched_tokens = 0, max_num_seqs = 0;
-  bool blackwell = false;
-};
-VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu);
-
 struct SloTargets {
   double ttft_s = 0;   // 0 = no target
   double tpot_s = 0;

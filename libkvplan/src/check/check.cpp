@@ -5,6 +5,7 @@
 #include "kvplan/check.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -215,8 +216,15 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
   v.max_model_len = L.max_model_len_auto ? 0 : vllm_int_flag(f, "--max-model-len", 0);
   if (f.has("--block-size")) v.block_size = positive(int_flag(f, "--block-size", 16), "--block-size");
   if (f.has("--kv-cache-dtype")) v.kv_cache_dtype = f.get("--kv-cache-dtype");
-  v.max_num_batched_tokens = positive(vllm_int_flag(f, "--max-num-batched-tokens", 8192), "--max-num-batched-tokens");
+  // Not given: what `vllm serve` picks for this GPU (V0's rule is applied where the budget is set).
+  const VllmBatchDefaults serve = vllm_serve_batch_defaults(acc);
+  v.max_num_batched_tokens = positive(vllm_int_flag(f, "--max-num-batched-tokens", serve.max_num_batched_tokens), "--max-num-batched-tokens");
   L.max_num_batched_tokens_given = f.has("--max-num-batched-tokens");
+  if (!L.max_num_batched_tokens_given || !f.has("--max-num-seqs"))
+    L.notes.push_back("vllm serve's defaults on " + acc.name + ": max_num_batched_tokens " + std::to_string(serve.max_num_batched_tokens) +
+                      ", max_num_seqs " + std::to_string(serve.max_num_seqs) +
+                      (serve.max_num_batched_tokens == 8192 ? " (70 GiB or more, not an A100" : " (under 70 GiB, or an A100") +
+                      "; vllm/engine/arg_utils.py get_batch_defaults, V1)");
   v.gpu_memory_utilization = fraction_flag(f, "--gpu-memory-utilization", 0.9);
   if (f.has("--kv-cache-memory-bytes")) v.kv_cache_memory_bytes = vllm_int_flag(f, "--kv-cache-memory-bytes", 0);
   if (f.has("--attention-backend")) v.attention_backend = f.get("--attention-backend");
@@ -248,6 +256,14 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
   return L;
 }
 }  // namespace
+
+VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu) {
+  std::string name = gpu.name;
+  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool blackwell = is_blackwell(gpu);
+  if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024, blackwell};
+  return {2048, 256, blackwell};
+}
 
 VllmLaunch read_vllm_launch(const Deployment& d, const Accelerator& gpu, const LoadOptions& load) {
   if (d.engine != EngineKind::vllm)
@@ -362,7 +378,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   const MemoryBand band = runtime_memory_band(acc);
   BudgetInput bin;
   bin.engine = d.engine;
-  bin.device = {band.low, band.high};
+  bin.device = {band.low, band.high, band.typical};
   bin.vllm_version = d.engine == EngineKind::vllm ? parse_vllm_version(o.engine_version) : VllmBudgetVersion::v1_graphs;
 
   std::uint64_t tp = 1, pp = 1, dp = 1;
@@ -412,9 +428,16 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     }
   };
   EngineBudget budget;
-  auto device_at = [&](bool fav) { return fav ? budget.device.high : budget.device.low; };
+  // typical_point: evaluate at every term's typical value (kvplan's point estimate, never a verdict).
+  bool typical_point = false;
+  auto device_at = [&](bool fav) { return typical_point ? typical_of(budget.device) : fav ? budget.device.high : budget.device.low; };
+  // vLLM: memory the process and others need beyond gpu_memory_utilization x total.
+  std::optional<ByteBand> outside_need;
+  std::string outside_what;
+  double outside_util = 0;
+  std::string headroom_fix;  // the utilization at which the headroom check holds
   auto term_at = [&](std::string_view name, bool fav) -> std::uint64_t {
-    if (BudgetTerm* t = budget.find(name)) return fav ? t->low : t->high;
+    if (BudgetTerm* t = budget.find(name)) return typical_point ? typical_of(*t) : fav ? t->low : t->high;
     return 0;
   };
   auto measured = [&](std::string_view name, const std::optional<ByteBand>& b) {
@@ -496,7 +519,9 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         bin.max_num_batched_tokens = mml > 32768 ? 512 : std::max<std::uint64_t>(mml, 2048);
       }
       const std::uint64_t max_num_seqs = launch.max_num_seqs;
-      bin.sampler_seqs = std::min<std::uint64_t>(max_num_seqs ? max_num_seqs : 256, v.max_num_batched_tokens);
+      // Not given: 256 in V0, vllm serve's GPU default in V1 (1024 on the large cards).
+      const std::uint64_t default_seqs = bin.vllm_version == VllmBudgetVersion::v0 ? 256 : vllm_serve_batch_defaults(acc).max_num_seqs;
+      bin.sampler_seqs = std::min<std::uint64_t>(max_num_seqs ? max_num_seqs : default_seqs, bin.max_num_batched_tokens);
       bin.enforce_eager = launch.enforce_eager;
       budget = engine_budget(m, bin);
       if (bool_flag(f, "--enable-lora")) {
@@ -520,6 +545,36 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         measured("CUDA graphs", logf->cudagraph_bytes);
         measured("activation peak", logf->activation_bytes);
         if (logf->total_bytes) budget.device = *logf->total_bytes, budget.device_basis = "measured (engine log)";
+      }
+      if (!v.kv_cache_memory_bytes) {
+        // What runs outside the --gpu-memory-utilization budget: the CUDA context created before the
+        // profile's baseline (0.42 GiB on an RTX 3090: TheBuccaneer/vllm-offload-profiles, the
+        // sampler OOM log), CUDA graphs where they are captured after the KV cache (before 0.21),
+        // V1's sampler warm-up after the KV cache (gpu_worker.compile_or_warm_up_model ->
+        // _dummy_sampler_run with max_num_seqs requests: logits, probabilities and the top-k/top-p
+        // sort, up to 6 x seqs x vocab x 4 B; the profiled activation share of the budget is free by
+        // then), and other processes on the device.
+        const bool graphs_outside = bin.vllm_version != VllmBudgetVersion::v1_graphs && !bin.enforce_eager;
+        const std::uint64_t warmup = bin.vllm_version == VllmBudgetVersion::v0 ? 0
+                                     : checked_product({6, bin.sampler_seqs, m.dims.vocab_size, 4}, "sampler warm-up");
+        const BudgetTerm* act = budget.find("activation peak");
+        const std::uint64_t act_low = act ? act->low : 0;
+        const MemoryBand others = other_processes_band(acc);
+        outside_util = v.gpu_memory_utilization;
+        // The graphs' size where the log states it ("Estimated CUDA graph memory", "CUDA graph pool
+        // memory: X GiB (actual)"), else 0.06-3 GiB (2.44 GiB actual for Qwen3-8B, dariustanrd/tokenkaki).
+        const ByteBand graphs = !graphs_outside                        ? ByteBand{0, 0}
+                                : logf && logf->cudagraph_actual_bytes ? *logf->cudagraph_actual_bytes
+                                : logf && logf->cudagraph_bytes        ? *logf->cudagraph_bytes
+                                                                       : ByteBand{64 * MiB, 3 * GiB};
+        outside_need = ByteBand{checked_add(256 * MiB, graphs.low),
+                                checked_add(checked_add(768 * MiB, graphs.high),
+                                            checked_add(warmup > act_low ? warmup - act_low : 0, others.high), "headroom")};
+        outside_what = std::string("the CUDA context (0.25 GiB to 0.75 GiB)") + (graphs_outside ? ", CUDA graphs captured after the KV cache (" +
+                                             (graphs.low == graphs.high ? format_gib(graphs.high) : format_gib(graphs.low) + " to " + format_gib(graphs.high)) + ")"
+                                       : "") +
+                       (warmup ? ", the sampler warm-up (" + format_count(bin.sampler_seqs, "request") + ")" : "") +
+                       (others.high ? ", " + others.basis : "");
       }
       evaluate = [&, v, auto_fit, draft_layers, max_num_seqs](bool fav) {
         VllmOptions x = v;
@@ -774,6 +829,9 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   if (BudgetTerm* t = budget.find("weights"); t && o.weight_bytes && t->basis == "counted") t->basis = "given (--weights)";
 
   Outcome worst = evaluate(false), best = evaluate(true);
+  typical_point = true;
+  const Outcome typical = evaluate(true);
+  typical_point = false;
   if (logf && logf->failure) {
     // The engine said it did not start: no end of any band makes it start.
     for (Outcome* x : {&worst, &best}) {
@@ -790,6 +848,8 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   r.starts = worst.starts;
   r.kv_memory_bytes = worst.kv_memory;
   r.kv_memory_favourable_bytes = best.kv_memory;
+  r.kv_memory_estimate_bytes = std::clamp(typical.kv_memory, std::min(worst.kv_memory, best.kv_memory), std::max(worst.kv_memory, best.kv_memory));
+  r.kv_cache_tokens_estimate = std::clamp(typical.kv_tokens, std::min(worst.kv_tokens, best.kv_tokens), std::max(worst.kv_tokens, best.kv_tokens));
   r.kv_budget_bytes = worst.kv_memory > 0 ? static_cast<std::uint64_t>(worst.kv_memory) : 0;
   r.kv_cache_tokens = worst.kv_tokens;
   r.kv_cache_tokens_favourable = best.kv_tokens;
@@ -833,6 +893,26 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     add_check("starts", worst.starts, best.starts, "starts",
               worst.starts ? "starts" : best.starts ? "uncertain" : "does not start", msg);
   }
+  if (outside_need && best.starts && d.engine == EngineKind::vllm) {
+    // vLLM allocates the KV cache up to utilization x total; the rest of the device must hold what
+    // runs outside that budget, or start-up ends in an out-of-memory error after the KV cache
+    // ("CUDA out of memory occurred when warming up sampler", TheBuccaneer/vllm-offload-profiles).
+    const double util = outside_util;
+    auto outside = [&](std::uint64_t total) {
+      const auto used = static_cast<std::uint64_t>(std::ceil(util * static_cast<double>(total)));
+      return total > used ? total - used : 0;
+    };
+    const std::uint64_t have_worst = outside(budget.device.low), have_best = outside(budget.device.high);
+    const bool ok = have_worst >= outside_need->high, ok_best = have_best >= outside_need->low;
+    if (!ok && budget.device.low > outside_need->high)
+      headroom_fix = "--gpu-memory-utilization " +
+                     format_fixed(std::floor(100.0 * (1.0 - static_cast<double>(outside_need->high) / static_cast<double>(budget.device.low))) / 100.0, 2) +
+                     " or lower leaves room for what runs outside the budget";
+    add_check("headroom", ok, ok_best, format_gib(outside_need->high) + " outside the budget", format_gib(have_worst),
+              ok ? "the " + format_gib(have_worst) + " outside --gpu-memory-utilization holds " + outside_what
+                 : "the " + format_gib(have_worst) + " left outside --gpu-memory-utilization " + format_fixed(util, 2) + " may not hold " +
+                       outside_what + ": up to " + format_gib(outside_need->high) + " (lower --gpu-memory-utilization, or --max-num-seqs)");
+  }
   if (d.engine != EngineKind::llamacpp) {
     const bool ok = r.gpus >= r.gpus_needed;
     add_check("gpus", ok, ok, std::to_string(r.gpus_needed), std::to_string(r.gpus),
@@ -875,7 +955,10 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   if (!worst.starts && best.starts && worst.request_bytes && d.engine == EngineKind::vllm)
     r.margin_bytes = std::max(r.margin_bytes, worst.kv_memory < 0 ? worst.request_bytes + static_cast<std::uint64_t>(-worst.kv_memory)
                                                                    : worst.request_bytes - std::min<std::uint64_t>(worst.request_bytes, static_cast<std::uint64_t>(worst.kv_memory)));
-  if (r.verdict == Verdict::uncertain) {
+  if (r.verdict == Verdict::uncertain && r.margin_bytes == 0 && !headroom_fix.empty()) {
+    r.margin = "certain to pass when " + headroom_fix + " (if the KV cache still holds what is required)";
+    r.notes.push_back(r.margin);
+  } else if (r.verdict == Verdict::uncertain) {
     r.margin = "certain to pass with " + (r.margin_bytes ? format_gib(r.margin_bytes) + " more" : std::string("more")) +
                " KV memory per GPU at the unfavourable end of the band (the band spans " +
                format_gib(budget.high() - budget.low() + (budget.device.high - budget.device.low)) +

@@ -20,10 +20,15 @@ namespace {
 // The band an estimate spans: [estimate / 2, estimate x 2] (activation peaks measured in public
 // logs fall within it: docs/engines.md).
 BudgetTerm estimate_term(std::string name, std::uint64_t estimate, std::string source) {
-  return {std::move(name), estimate / 2, checked_mul(estimate, 2, "budget term"), "estimate", std::move(source)};
+  return {std::move(name), estimate / 2, checked_mul(estimate, 2, "budget term"), "estimate", std::move(source), estimate};
 }
 
 }  // namespace
+
+std::uint64_t typical_of(std::uint64_t low, std::uint64_t high, std::uint64_t typical) {
+  if (typical == 0) return low + (high - low) / 2;
+  return std::clamp(typical, low, high);
+}
 
 std::uint64_t EngineBudget::low() const {
   std::uint64_t s = 0;
@@ -73,7 +78,9 @@ EngineBudget engine_budget(const ModelSpec& m, const BudgetInput& in) {
   // loader keeps (rotary caches, padding of the vocabulary to the TP size).
   b.terms.push_back({"weights", in.weights_bytes,
                      checked_add(in.weights_bytes, checked_add(in.weights_bytes / 100, 256 * MiB), "weights"), "counted",
-                     "checkpoint tensors split over tp x pp (kvplan weight_bytes)"});
+                     "checkpoint tensors split over tp x pp (kvplan weight_bytes)",
+                     // Typical: +0.1% to +0.5% logged ("Model loading took 14.99 GiB" for 14.96 GiB counted).
+                     checked_add(in.weights_bytes, in.weights_bytes / 256)});
   const bool multi = in.tp > 1;
   switch (in.engine) {
     case EngineKind::vllm: {
@@ -87,13 +94,18 @@ EngineBudget engine_budget(const ModelSpec& m, const BudgetInput& in) {
       b.terms.push_back({multi ? "non-torch (CUDA context, NCCL, custom all-reduce)" : "non-torch (CUDA context, cuBLAS)",
                          // 0.25 GiB (TP 2, vllm#13061) to 5.24 GiB (TP 4, Open-Reasoner-Zero#23) logged under TP.
                          multi ? 256 * MiB : 128 * MiB, multi ? 6 * GiB : 1 * GiB, "estimate",
-                         "vllm/utils/mem_utils.py memory_profiling: non_torch_increase (mem_get_info used - torch reserved)"});
+                         "vllm/utils/mem_utils.py memory_profiling: non_torch_increase (mem_get_info used - torch reserved)",
+                         // Typical: 0.22-0.31 GiB on one RTX 3090 (the vllm-offload-profiles logs, with the
+                         // activation estimate), 0.35 GiB (vllm#10517); about 0.4 GiB at TP 2 (vLLM-benchmarking).
+                         multi ? 512 * MiB : 256 * MiB});
       if (in.vllm_version == VllmBudgetVersion::v1_graphs && !in.enforce_eager)
-        b.terms.push_back({"CUDA graphs", 64 * MiB, 2 * GiB, "estimate",
+        // 2.35 GiB estimated, 2.44 GiB actual for Qwen3-8B on an A100-40GB (dariustanrd/tokenkaki, vLLM 0.19.1).
+        b.terms.push_back({"CUDA graphs", 64 * MiB, 3 * GiB, "estimate",
                            "vllm/v1/worker/gpu_model_runner.py profile_cudagraph_memory (\"Estimated CUDA graph memory\"), "
-                           "subtracted in gpu_worker.determine_available_memory since v0.21"});
+                           "subtracted in gpu_worker.determine_available_memory since v0.21",
+                           512 * MiB});  // typical: 0.45 and 0.48 GiB logged on a GB10 (vLLM 0.27.1)
       else if (!in.enforce_eager)
-        b.notes.push_back("CUDA graphs are captured after the KV cache in this vLLM version: they take 0.1-2 GiB of "
+        b.notes.push_back("CUDA graphs are captured after the KV cache in this vLLM version: they take 0.06-3 GiB of "
                           "the memory outside --gpu-memory-utilization");
       break;
     }
@@ -198,6 +210,8 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
   static const std::regex weights(R"((?:Model loading took|Loading model weights took) ([0-9]+(?:\.[0-9]+)?) ?(GiB|GB))");
   static const std::regex total(R"(total_gpu_memory(?: \(|=)([0-9]+(?:\.[0-9]+)?) ?(GiB|GB))");
   static const std::regex graphs(R"(Estimated CUDA graph memory: ([0-9]+(?:\.[0-9]+)?) ?(GiB|GB))");
+  // V1 0.19-0.20 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: "CUDA graph pool memory: 2.44 GiB (actual)".
+  static const std::regex graphs_actual(R"(CUDA graph pool memory: ([0-9]+(?:\.[0-9]+)?) ?(GiB|GB) \(actual\))");
   static const std::regex act(R"(activation peak memory takes ([0-9]+(?:\.[0-9]+)?) ?(GiB|GB))");
   static const std::regex nontorch(R"(non_torch_memory takes ([0-9]+(?:\.[0-9]+)?) ?(GiB|GB))");
   static const std::regex sg_alloc(R"(KV Cache is allocated\. #tokens: ([0-9]+))");
@@ -236,6 +250,8 @@ EngineLogFigures read_engine_log(std::string_view text_in, EngineKind engine, st
       f.weights_bytes = printed_band(mt[1], unit_of(mt[2]));
     } else if (std::regex_search(line, mt, graphs)) {
       f.cudagraph_bytes = printed_band(mt[1], unit_of(mt[2]));
+    } else if (std::regex_search(line, mt, graphs_actual)) {
+      f.cudagraph_actual_bytes = printed_band(mt[1], unit_of(mt[2]));
     } else if (std::regex_search(line, mt, sg_alloc)) {
       sg_alloc_tokens = count_of(mt[1]);
     } else if (std::regex_search(line, mt, sg_max)) {

@@ -100,6 +100,24 @@ Accelerator parse_entry(const json& e, std::string_view source) {
   a.interconnect = text(e, "interconnect");
   a.interconnect_bytes_per_s = positive_number(e, source, a.name, "interconnect_bytes_per_s", false);
   a.source = e.contains("source") ? text(e, "source") : std::string(source);
+  if (e.contains("runtime_total_gib")) {
+    const auto& v = e.at("runtime_total_gib");
+    const auto expected = "an array of totals in GiB as an engine log prints them (e.g. [23.54, 23.58])";
+    if (!v.is_array() || v.empty()) throw InputError::value(where(source, a.name, "runtime_total_gib"), detail::describe_json(v), expected);
+    for (const auto& x : v) {
+      if (!x.is_number() || !(x.get<double>() > 0) || !(x.get<double>() < 1.0e6))
+        throw InputError::value(where(source, a.name, "runtime_total_gib"), detail::describe_json(x), expected);
+      a.runtime_total_centigib.push_back(static_cast<std::uint64_t>(std::llround(x.get<double>() * 100.0)));
+    }
+    if (!e.contains("runtime_total_source"))
+      throw InputError::value(where(source, a.name, "runtime_total_source"), "nothing (field missing)", "where the logged totals come from");
+    a.runtime_total_source = text(e, "runtime_total_source");
+  }
+  if (e.contains("shared")) {
+    a.shared = text(e, "shared");
+    if (a.shared != "desktop" && a.shared != "unified")
+      throw InputError::value(where(source, a.name, "shared"), a.shared, "\"desktop\" or \"unified\"");
+  }
   return a;
 }
 
@@ -147,10 +165,16 @@ MemoryBand runtime_memory_band(const Accelerator& a) {
   const std::string& basis = a.memory_basis;
   if (basis.rfind("given", 0) == 0) {
     b = {m, m, "given: " + basis};
+  } else if (!a.runtime_total_centigib.empty()) {
+    // Totals the runtime printed (to 0.01 GiB) in public logs: the band of their rounding.
+    const auto [lo, hi] = std::minmax_element(a.runtime_total_centigib.begin(), a.runtime_total_centigib.end());
+    b = {checked_mul(2 * *lo - 1, GiB) / 200, checked_mul(2 * *hi + 1, GiB) / 200,
+         "the runtime's total as engines logged it (" + a.runtime_total_source + ")"};
   } else if (basis.find("nvidia-smi") != std::string::npos && basis.rfind("reported", 0) == 0) {
     // CUDA's total (cudaMemGetInfo, torch.cuda.mem_get_info) is below nvidia-smi's memory.total
     // by the driver's reservation: 561 MiB on an H100 80GB, 582 MiB on an L40S (docs/engines.md).
-    b = {less(m, GiB), less(m, 384 * MiB), "nvidia-smi total less the driver's reservation (384 MiB to 1 GiB)"};
+    // Typical: 550 MiB (H100 80GB) and 582 MiB (L40S) logged.
+    b = {less(m, GiB), less(m, 384 * MiB), "nvidia-smi total less the driver's reservation (384 MiB to 1 GiB)", less(m, 576 * MiB)};
   } else if (a.vendor == "Apple") {
     // Metal's recommendedMaxWorkingSetSize is about 75% of unified memory (less on small machines).
     b = {m / 100 * 65, m / 100 * 75, "unified memory x Metal's working-set limit (65% to 75%)"};
@@ -162,6 +186,16 @@ MemoryBand runtime_memory_band(const Accelerator& a) {
          "datasheet estimate (decimal GB less 1 GiB to the figure read as GiB)"};
   }
   return b;
+}
+
+MemoryBand other_processes_band(const Accelerator& a) {
+  // The high ends are what public logs showed in use by others when the engine started or failed:
+  // 1.68 GiB on a desktop RTX 3090 (TheBuccaneer/vllm-offload-profiles, the sampler warm-up OOM:
+  // 23.54 GiB total, 21.72 GiB vLLM, 0.14 GiB free), 7.60 GiB of a GB10's 121.63 GiB
+  // (ryangu00/dell-pro-max-gb10-kvbm-ssd-kv-cache: "Free memory on device (114.03/121.63 GiB)").
+  if (a.shared == "desktop") return {0, 1792 * MiB, "a desktop card: the display and other applications (0 to 1.75 GiB)"};
+  if (a.shared == "unified") return {0, 8 * GiB, "unified memory: the OS and other applications (0 to 8 GiB)"};
+  return {0, 0, "a datacenter card: the engine alone"};
 }
 
 bool is_blackwell(const Accelerator& gpu) {

@@ -171,8 +171,10 @@ nlohmann::json to_json(const CheckResult& r) {
   j["budget_model"] = r.engine_version;
   auto& terms = j["budget"] = json::array();
   for (const auto& t : r.budget)
-    terms.push_back({{"name", t.name}, {"low_bytes", t.low}, {"high_bytes", t.high}, {"basis", t.basis}, {"source", t.source}});
+    terms.push_back({{"name", t.name}, {"low_bytes", t.low}, {"high_bytes", t.high}, {"typical_bytes", typical_of(t)},
+                     {"basis", t.basis}, {"source", t.source}});
   j["device_memory"] = {{"low_bytes", r.device_low_bytes}, {"high_bytes", r.device_high_bytes}, {"basis", r.device_basis}};
+  j["estimate"] = {{"kv_memory_bytes", r.kv_memory_estimate_bytes}, {"kv_cache_tokens", r.kv_cache_tokens_estimate}};
   j["favourable"] = {{"kv_memory_bytes", r.kv_memory_favourable_bytes}, {"kv_cache_tokens", r.kv_cache_tokens_favourable},
                      {"max_concurrency", whole_sequences(r.max_concurrency_favourable)},
                      {"max_concurrency_ratio", r.max_concurrency_favourable}};
@@ -229,7 +231,8 @@ std::string format_check_text(const CheckResult& r) {
       os << "  - " << t.name << ": " << (t.low == t.high ? format_gib(t.low) : format_gib(t.low) + " to " + format_gib(t.high)) << " ["
          << t.basis << "]\n";
     os << "  = KV memory " << format_signed_gib(r.kv_memory_bytes) << " (unfavourable) to "
-       << format_signed_gib(r.kv_memory_favourable_bytes) << " (favourable)\n";
+       << format_signed_gib(r.kv_memory_favourable_bytes) << " (favourable); estimate "
+       << format_signed_gib(r.kv_memory_estimate_bytes) << " (every term at its typical value)\n";
   }
   if (!r.log_lines.empty()) {
     os << "engine log lines:\n";

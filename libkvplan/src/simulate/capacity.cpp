@@ -22,14 +22,6 @@ bool within(const SimResult& r, const SloTargets& s, double q) {
 }
 }  // namespace
 
-VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu) {
-  std::string name = gpu.name;
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const bool blackwell = is_blackwell(gpu);
-  if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024, blackwell};
-  return {2048, 256, blackwell};
-}
-
 CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
                              const CapacityOptions& c) {
   if (o.slo.ttft_s <= 0 && o.slo.tpot_s <= 0 && o.slo.e2e_s <= 0)

@@ -40,7 +40,7 @@ def main():
         index = json.load(f)["logs"]
     print("| log | engine, GPU | logged KV memory / tokens | kvplan from the GPU alone: KV memory (error), tokens | verdict | with the log |")
     print("|---|---|---|---|---|---|")
-    near_fav = near_unfav = measured = 0
+    near_fav = near_unfav = near_est = measured = 0
     for e in index:
         g, c = check(kvplan, e, False), check(kvplan, e, True)
         # The logged KV memory: the engine's own figure where it prints one, else what its logged
@@ -51,6 +51,7 @@ def main():
             # llama.cpp allocates the cache the command asks for (n_ctx cells), not what the memory
             # leaves: its prediction is the KV buffer itself, the same at both ends of the band.
             lo = hi = g["engine_result"]["kv_bytes"]
+        est = lo if e["engine"] == "llamacpp" else g["estimate"]["kv_memory_bytes"]
         tlo, thi = g["kv_cache_tokens"], g["favourable"]["kv_cache_tokens"]
         holds = "" if "tokens" not in e or tlo <= e["tokens"] <= thi else " **log outside the band**"
         started = "started" if e["started"] else "**failed**"
@@ -61,7 +62,9 @@ def main():
             measured += 1
             near_unfav += abs(lo / logged - 1) <= 0.05
             near_fav += abs(hi / logged - 1) <= 0.05
-        pred = f"{lo / GIB:.2f}–{hi / GIB:.2f} GiB{err}, {tlo:,}–{thi:,} tokens{holds}"
+            near_est += abs(est / logged - 1) <= 0.05
+        pred = f"{lo / GIB:.2f}–{hi / GIB:.2f} GiB{err}, estimate {est / GIB:.2f} GiB" + \
+               (f" ({pct(est, logged)})" if logged else "") + f", {tlo:,}–{thi:,} tokens{holds}"
         if "gpu_alone_wrong_pass" in e:
             pred += " **wrong PASS**"
         gap = f"; known gap: {e['known_gap']}" if "known_gap" in e else ""
@@ -70,8 +73,9 @@ def main():
         withlog = f"{c['verdict']}, {ctok} tokens{gap}"
         print(f"| `{e['file']}` | {' '.join(filter(None, [e['engine'], e.get('engine_version')]))}, {g['gpu']} | {logged_s} | {pred} | "
               f"{g['verdict']} | {withlog} |")
-    print(f"\nOf {measured} logs with a positive logged KV memory, the band's favourable end is within 5 % of it for "
-          f"{near_fav} ({near_fav / measured:.0%}) and the unfavourable end for {near_unfav} ({near_unfav / measured:.0%}).")
+    print(f"\nOf {measured} logs with a positive logged KV memory, kvplan's estimate from the GPU alone is within 5 % of it "
+          f"for {near_est} ({near_est / measured:.0%}); the band's favourable end for {near_fav} ({near_fav / measured:.0%}) "
+          f"and its unfavourable end for {near_unfav} ({near_unfav / measured:.0%}).")
 
 
 if __name__ == "__main__":
