@@ -13,7 +13,8 @@
 // - compressed-tensors: config_groups[*].weights {num_bits, type, strategy, group_size,
 //   symmetric, scale_dtype} with format pack-quantized (int packed in int32 + weight_shape
 //   int64[2]), int-/naive-quantized (int8), float-quantized (fp8), nvfp4-pack-quantized (4 bits +
-//   fp8 scale per 16 + fp32 global scale). Every scale (per tensor, channel, group or block, and a
+//   fp8 scale per 16 + fp32 global scale), + an int32 g_idx per input column with actorder
+//   "group". Every scale (per tensor, channel, group or block, and a
 //   static input scale) is created in the weight's dtype unless the args name a scale_dtype; fp4
 //   scales are fp8 and TENSOR_GROUP's global scale fp32 (compressed-tensors
 //   quantization/lifecycle/initialize.py `_initialize_scale_zero_point`: scale_dtype =
@@ -165,6 +166,9 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
     c.fail_at(wptr + "/type", "\"int\" or \"float\"", "\"" + type + "\"");
   }
   if (format == "pack-quantized") wq.tensor_bytes += 16;  // weight_shape int64[2]
+  // GPTQ activation ordering "group" keeps weight_g_idx, one int32 per input column
+  // (compressed-tensors initialize.py: ActivationOrdering.GROUP); "weight" and null keep none.
+  if (str(w, "actorder") == "group") wq.col_bits = 32;
   // Activation scales: static (dynamic false) stores one input_scale per matrix in the weight's
   // dtype (or the args' scale_dtype), and NVFP4's dynamic "local" an fp32 input_global_scale;
   // fully dynamic (true) stores none.
