@@ -655,6 +655,9 @@ BOOST_AUTO_TEST_CASE(bitsandbytes_and_modelopt_and_fp8_per_tensor) {
   // fp8 with weight_block_size null: one fp32 scale per matrix.
   auto f8 = weight_bytes(llama8b_with({{"quant_method", "fp8"}, {"weight_block_size", nullptr}}));
   BOOST_TEST(f8.total == kLinear + 32u * 7 * 4 + kRestBf16);
+  // AutoFP8's static activations (neuralmagic *-FP8): + an fp32 input_scale per matrix.
+  auto f8s = weight_bytes(llama8b_with({{"quant_method", "fp8"}, {"activation_scheme", "static"}}));
+  BOOST_TEST(f8s.total == kLinear + 32u * 7 * 8 + kRestBf16);
 }
 
 BOOST_AUTO_TEST_CASE(mlx_quantises_embeddings_too) {

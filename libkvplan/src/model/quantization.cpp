@@ -19,7 +19,8 @@
 //   scales are fp8 and TENSOR_GROUP's global scale fp32 (compressed-tensors
 //   quantization/lifecycle/initialize.py `_initialize_scale_zero_point`: scale_dtype =
 //   observed_dtype). A zero point per group when asymmetric.
-// - fp8 (DeepSeek / Qwen FP8): 1 byte/value + fp32 scale per weight_block_size block (or per tensor).
+// - fp8 (DeepSeek / Qwen FP8): 1 byte/value + fp32 scale per weight_block_size block (or per tensor),
+//   + an fp32 input_scale per matrix with activation_scheme "static".
 // - fbgemm_fp8: 1 byte/value + fp32 scale per output row.
 // - modelopt: FP8 = 1 byte/value + fp32 weight_scale + fp32 input_scale; NVFP4 = 4 bits/value +
 //   fp8 scale per 16 + fp32 weight_scale_2 + fp32 input_scale.
@@ -206,6 +207,9 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
                   f->dump());
     }
     wq.dtype = e5m2 ? Dtype::fp8_e5m2 : Dtype::fp8_e4m3;
+    // activation_scheme "static" (AutoFP8, neuralmagic *-FP8) stores an fp32 input_scale per
+    // matrix beside the weight_scale (vLLM fp8.py Fp8LinearMethod.create_weights); "dynamic" none.
+    if (str(q, "activation_scheme") == "static") wq.tensor_bytes = 4;
     if (q.contains("weight_block_size") && !q["weight_block_size"].is_null()) {
       const auto& b = q["weight_block_size"];
       if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
@@ -311,9 +315,10 @@ u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
     // An element dtype, with fp8's block (or per-tensor) fp32 scales.
     const u64 values = checked_mul(rows, row_bytes(*q.dtype, cols), "weight bytes");
     if (q.method != "fp8") return values;
-    if (q.block_rows == 0 || q.block_cols == 0) return checked_add(values, 4, "weight bytes");
+    const u64 extra = q.tensor_bytes;  // a static input_scale
+    if (q.block_rows == 0 || q.block_cols == 0) return checked_add(values, 4 + extra, "weight bytes");
     const u64 scales = checked_mul(ceil_div(rows, q.block_rows), ceil_div(cols, q.block_cols), "weight bytes");
-    return checked_add(values, checked_mul(scales, 4, "weight bytes"), "weight bytes");
+    return checked_add(values, checked_add(checked_mul(scales, 4, "weight bytes"), extra, "weight bytes"), "weight bytes");
   }
   u64 bits = checked_mul(n, q.bits, "weight bytes");
   const u64 groups = q.block_rows ? checked_mul(ceil_div(rows, q.block_rows), ceil_div(cols, q.block_cols), "weight bytes")
