@@ -913,6 +913,19 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_dynamic_llama_3_1_8b_matches_its_mea
   BOOST_TEST(w.total == 9'083'953'152u);  // exact (+2,752,512 B, +0.030 %, with the old fp32 scales)
 }
 
+BOOST_AUTO_TEST_CASE(compressed_tensors_scale_dtype) {
+  // QuantizationArgs.scale_dtype overrides the weight's dtype: fp32 channel scales are 4 B a row;
+  // a name kvplan cannot read is an error naming the field (kept for the weights; the cache loads).
+  auto qc = ct_fp8_dynamic();
+  qc["config_groups"]["group_0"]["weights"]["scale_dtype"] = "torch.float32";
+  BOOST_TEST(weight_bytes(llama8b_with(qc)).total == kLinear + 4 * 32u * 43008 + kRestBf16);
+  qc["config_groups"]["group_0"]["weights"]["scale_dtype"] = "int7";
+  const auto bad = llama8b_with(qc);
+  BOOST_TEST(bad.params.unknown_reason.find("/quantization_config/config_groups/group_0/weights/scale_dtype") !=
+             std::string::npos);
+  BOOST_TEST(weight_bytes(bad).total == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_llama_3_3_70b_matches_its_measured_size) {
   // RedHatAI/Llama-3.3-70B-Instruct-quantized.w4a16: 39,525,311,232 B of tensors (the same
   // measured table). Its config.json was not found; the W4A16 preset gives int4 packed in int32,
