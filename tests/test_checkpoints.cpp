@@ -904,9 +904,9 @@ constexpr u64 k70Values = 68'451'041'280, k70Cols = 80 * u64{6 * 8192 + 28672}, 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_dynamic_llama_3_1_8b_matches_its_measured_size) {
-  // RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic: 9,083,953,152 B of tensors, summed from the
-  // data_offsets of its safetensors headers in a public TSX component ("What a quantized checkpoint
-  // actually weighs", tests/data/checkpoints/README.md). By hand: the 6,979,321,856 fp8 values, a
+  // RedHatAI's Llama-3.1-8B FP8-dynamic ("RedHatAI/…-FP8-dynamic"): 9,083,953,152 B of tensors,
+  // summed from the data_offsets of its safetensors headers in a public TSX component ("What a
+  // quantized checkpoint actually weighs", tests/data/checkpoints/README.md). By hand: the 6,979,321,856 fp8 values, a
   // bf16 scale for each of the 32 x 43,008 output rows, bf16 embeddings, head and norms.
   const auto w = weight_bytes(llama8b_with(ct_fp8_dynamic()));
   BOOST_TEST(w.total == kLinear + 2 * 32u * 43008 + kRestBf16);
@@ -927,9 +927,9 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_scale_dtype) {
 }
 
 BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_llama_3_3_70b_matches_its_measured_size) {
-  // RedHatAI/Llama-3.3-70B-Instruct-quantized.w4a16: 39,525,311,232 B of tensors (the same
-  // measured table). Its config.json was not found; the W4A16 preset gives int4 packed in int32,
-  // a bf16 scale per 128 values and a 16 B weight_shape per matrix (560 matrices):
+  // RedHatAI's Llama-3.3-70B w4a16 ("RedHatAI/…-quantized.w4a16"): 39,525,311,232 B of tensors
+  // (the same measured table). Its config.json was not found; the W4A16 preset gives int4
+  // packed in int32, a bf16 scale per 128 values and a 16 B weight_shape per matrix (560):
   const u64 rule = k70Values / 2 + k70Values / 128 * 2 + 560 * 16 + k70RestBf16;
   BOOST_TEST(rule == 39'500'407'552u);
   const auto plain = weight_bytes(bundled_with("meta-llama/Llama-3.1-70B", ct_w4a16(nullptr)));
