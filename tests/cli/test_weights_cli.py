@@ -58,12 +58,13 @@ with tempfile.TemporaryDirectory() as tmp:
           (r.returncode, r.stdout[:300], r.stderr))
 
     # Per-tensor FP8 (weight_block_size null, the real Devstral 2 block) is valid: linear layers
-    # at 1 B per value + one fp32 scale per matrix; embeddings, lm_head and norms in bf16.
+    # at 1 B per value + an fp32 weight scale and (static activations) an fp32 input scale per
+    # matrix; embeddings, lm_head and norms in bf16.
     cfg = dict(MISTRAL, quantization_config=DEVSTRAL_FP8)
     fp8 = write(tmp, "fp8.json", cfg)
     linear = 32 * (2 * H * H + 2 * KV * H + 3 * H * I)
     r = run("plan", fp8, "--gpu", "H100", "--context", "4k", "--json")
-    ok = r.returncode == 0 and json.loads(r.stdout)["per_gpu"]["weights_bytes"] == linear + 32 * 7 * 4 + 2 * (MISTRAL_PARAMS - linear)
+    ok = r.returncode == 0 and json.loads(r.stdout)["per_gpu"]["weights_bytes"] == linear + 32 * 7 * 8 + 2 * (MISTRAL_PARAMS - linear)
     check("per-tensor fp8 is priced", ok, (r.returncode, r.stdout[:300], r.stderr))
 
     # fmt: null is an error naming the field, only where weights are needed.

@@ -11,6 +11,8 @@
 #include "kvplan/registry.h"
 #include "model/checkpoint_internal.h"
 
+#include <nlohmann/json.hpp>
+
 namespace kvplan::detail {
 
 namespace fs = std::filesystem;
@@ -28,6 +30,31 @@ std::string read_config(const fs::path& p) {
                             "a config.json (this file is " + std::to_string(size) + " bytes; weights files are "
                             "read by their headers: pass the folder, a .gguf or a .safetensors' folder)");
   return read_regular_file(p.string(), kMaxConfigFileBytes, "model config.json");
+}
+
+// NVIDIA ModelOpt checkpoints (nvidia/*-FP8, *-FP4) keep their quantisation in
+// hf_quant_config.json beside a config.json that names none; TensorRT-LLM
+// (ModelOPTQuantConfigReader) and vLLM's modelopt method read it from there. Its "quantization"
+// object becomes the config's quantization_config (quant_method "modelopt"), so the weights are
+// not priced as bf16. A config.json with its own quantization_config is left as it is. Like a
+// malformed quantization_config, a malformed file never blocks the cache answer: `unreadable`
+// gets the reason and the weights stay unknown.
+std::string with_hf_quant_config(std::string config_text, const fs::path& config, std::string& unreadable) {
+  const fs::path hq = config.parent_path() / "hf_quant_config.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(hq, ec)) return config_text;
+  auto cfg = nlohmann::json::parse(config_text, nullptr, false);
+  if (!cfg.is_object() || cfg.contains("quantization_config")) return config_text;
+  try {
+    auto q = nlohmann::json::parse(read_regular_file(hq.string(), kMaxConfigFileBytes, "hf_quant_config.json"), nullptr, false);
+    if (!q.is_object() || !q.contains("quantization") || !q["quantization"].is_object())
+      throw InputError::value("model", hq.string(), "an hf_quant_config.json with a \"quantization\" object (ModelOpt's layout)");
+    cfg["quantization_config"] = {{"quant_method", "modelopt"}, {"quantization", q["quantization"]}};
+  } catch (const Error& e) {
+    unreadable = e.what();
+    return config_text;
+  }
+  return cfg.dump();
 }
 
 // Shards of a split GGUF ("name-00001-of-00003.gguf"): the first holds the metadata, every shard
@@ -89,7 +116,9 @@ ModelSpec load_resolved(const ResolvedModel& r, const LoadOptions& opts) {
     return m;
   }
   if (!r.gguf.empty()) return load_gguf_model(r.gguf, opts);
-  ModelSpec m = load_model_from_json(read_config(r.config), r.config.string(), opts);
+  std::string unreadable;
+  ModelSpec m = load_model_from_json(with_hf_quant_config(read_config(r.config), r.config, unreadable), r.config.string(), opts);
+  if (!unreadable.empty() && m.params.unknown_reason.empty()) m.params.unknown_reason = unreadable;
   if (!r.weights_dir.empty()) {
     CheckpointWeights w = safetensors_weights(r.weights_dir, m.num_layers());
     if (!w.source.empty()) m.checkpoint_weights = std::move(w);

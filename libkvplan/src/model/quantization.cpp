@@ -11,10 +11,16 @@
 //   double quant uint8 + one fp32 per 256 blocks + a 256-entry fp32 code; a 16-entry fp32 quant_map
 //   and a small quant_state per matrix. 8-bit (LLM.int8): int8 + fp32 SCB per output row.
 // - compressed-tensors: config_groups[*].weights {num_bits, type, strategy, group_size,
-//   symmetric} with format pack-quantized (int packed in int32 + weight_shape int64[2]),
-//   int-/naive-quantized (int8), float-quantized (fp8), nvfp4-pack-quantized (4 bits + fp8 scale
-//   per 16 + fp32 global scale); scales in the model dtype, a zero point per group when asymmetric.
-// - fp8 (DeepSeek / Qwen FP8): 1 byte/value + fp32 scale per weight_block_size block (or per tensor).
+//   symmetric, scale_dtype} with format pack-quantized (int packed in int32 + weight_shape
+//   int64[2]), int-/naive-quantized (int8), float-quantized (fp8), nvfp4-pack-quantized (4 bits +
+//   fp8 scale per 16 + fp32 global scale), + an int32 g_idx per input column with actorder
+//   "group". Every scale (per tensor, channel, group or block, and a
+//   static input scale) is created in the weight's dtype unless the args name a scale_dtype; fp4
+//   scales are fp8 and TENSOR_GROUP's global scale fp32 (compressed-tensors
+//   quantization/lifecycle/initialize.py `_initialize_scale_zero_point`: scale_dtype =
+//   observed_dtype). A zero point per group when asymmetric.
+// - fp8 (DeepSeek / Qwen FP8): 1 byte/value + fp32 scale per weight_block_size block (or per tensor),
+//   + an fp32 input_scale per matrix with activation_scheme "static".
 // - fbgemm_fp8: 1 byte/value + fp32 scale per output row.
 // - modelopt: FP8 = 1 byte/value + fp32 weight_scale + fp32 input_scale; NVFP4 = 4 bits/value +
 //   fp8 scale per 16 + fp32 weight_scale_2 + fp32 input_scale.
@@ -94,6 +100,20 @@ void not_converted(const json& q, std::initializer_list<const char*> keys, Weigh
 
 u64 dtype_bits(Dtype d) { return info(d).block_bytes * 8 / info(d).block_values; }
 
+// compressed-tensors QuantizationArgs.scale_dtype: null (the weight's dtype) or a torch dtype
+// name ("torch.float32", "bfloat16", ...); bits of one scale.
+u64 ct_scale_bits(const ConfigView& c, const json& args, const std::string& ptr, u64 model_bits) {
+  auto it = args.find("scale_dtype");
+  if (it == args.end() || it->is_null()) return model_bits;
+  std::string v = it->is_string() ? it->get<std::string>() : "";
+  if (v.rfind("torch.", 0) == 0) v = v.substr(6);
+  if (v == "float32" || v == "float") return 32;
+  if (v == "bfloat16" || v == "float16" || v == "half") return 16;
+  if (v == "float8_e4m3fn" || v == "float8_e5m2") return 8;
+  c.fail_at(ptr + "/scale_dtype", "null or a torch float dtype (\"torch.float32\", \"torch.bfloat16\", ...)", it->dump());
+  return model_bits;
+}
+
 void compressed_tensors(const ConfigView& c, const json& q, const std::string& ptr, Dtype model_dtype,
                         WeightQuantization& wq) {
   const std::string format = str(q, "format");
@@ -114,7 +134,8 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
   const std::string strategy = str(w, "strategy", "tensor");
   const bool symmetric = flag(w, "symmetric", true);
   const u64 model_bits = dtype_bits(model_dtype);
-  wq.scale_bits = model_bits;
+  const u64 scale_bits = ct_scale_bits(c, w, wptr, model_bits);
+  wq.scale_bits = scale_bits;
   wq.zero_bits = symmetric ? 0 : (format == "pack-quantized" ? wq.bits : model_bits);
   if (strategy == "group" || strategy == "tensor_group") {
     wq.group_size = positive(c, w, wptr, {"group_size"}, std::nullopt, 1u << 20);
@@ -123,7 +144,7 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
   } else if (strategy == "tensor") {
     wq.group_size = 0;
     wq.scale_bits = wq.zero_bits = 0;
-    wq.tensor_bytes = 4;
+    wq.tensor_bytes = scale_bits / 8;  // one weight_scale
   } else if (strategy == "block") {
     auto b = w.find("block_structure");
     if (b == w.end() || !b->is_array() || b->size() != 2 || !(*b)[0].is_number_unsigned() || !(*b)[1].is_number_unsigned() ||
@@ -131,7 +152,6 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
       c.fail_at(wptr + "/block_structure", "two positive integers [rows, cols]", b == w.end() ? "nothing" : b->dump());
     wq.block_rows = (*b)[0].get<u64>();
     wq.block_cols = (*b)[1].get<u64>();
-    wq.scale_bits = 32;
   } else {
     c.fail_at(wptr + "/strategy", "tensor, channel, group, tensor_group or block", "\"" + strategy + "\"");
   }
@@ -143,17 +163,21 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
     wq.dtype = Dtype::nvfp4;
   } else if (type == "float" && wq.bits == 8) {
     wq.dtype = Dtype::fp8_e4m3;
-    if (strategy != "tensor" && strategy != "block") wq.scale_bits = 32;
   } else if (type != "int") {
     c.fail_at(wptr + "/type", "\"int\" or \"float\"", "\"" + type + "\"");
   }
   if (format == "pack-quantized") wq.tensor_bytes += 16;  // weight_shape int64[2]
-  // Activation scales: static (dynamic false) stores one fp32 input_scale per matrix, and NVFP4's
-  // dynamic "local" an fp32 input_global_scale; fully dynamic (true) stores none.
+  // GPTQ activation ordering "group" keeps weight_g_idx, one int32 per input column
+  // (compressed-tensors initialize.py: ActivationOrdering.GROUP); "weight" and null keep none.
+  if (str(w, "actorder") == "group") wq.col_bits = 32;
+  // Activation scales: static (dynamic false) stores one input_scale per matrix in the weight's
+  // dtype (or the args' scale_dtype), and NVFP4's dynamic "local" an fp32 input_global_scale;
+  // fully dynamic (true) stores none.
   if (g.contains("input_activations") && g["input_activations"].is_object()) {
     const json& ia = g["input_activations"];
     const bool fully_dynamic = ia.contains("dynamic") && ia["dynamic"].is_boolean() && ia["dynamic"].get<bool>();
-    if (!fully_dynamic) wq.tensor_bytes += 4;
+    if (!fully_dynamic)
+      wq.tensor_bytes += wq.dtype == Dtype::nvfp4 ? 4 : ct_scale_bits(c, ia, gptr + "/input_activations", model_bits) / 8;
   }
   wq.describe = "compressed-tensors " + std::string(type == "float" ? "fp" : "int") + std::to_string(wq.bits) + " " +
                 strategy + (wq.group_size ? " g" + std::to_string(wq.group_size) : "");
@@ -183,6 +207,9 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
                   f->dump());
     }
     wq.dtype = e5m2 ? Dtype::fp8_e5m2 : Dtype::fp8_e4m3;
+    // activation_scheme "static" (AutoFP8, neuralmagic *-FP8) stores an fp32 input_scale per
+    // matrix beside the weight_scale (vLLM fp8.py Fp8LinearMethod.create_weights); "dynamic" none.
+    if (str(q, "activation_scheme") == "static") wq.tensor_bytes = 4;
     if (q.contains("weight_block_size") && !q["weight_block_size"].is_null()) {
       const auto& b = q["weight_block_size"];
       if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() || !b[1].is_number_unsigned() ||
@@ -288,9 +315,10 @@ u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
     // An element dtype, with fp8's block (or per-tensor) fp32 scales.
     const u64 values = checked_mul(rows, row_bytes(*q.dtype, cols), "weight bytes");
     if (q.method != "fp8") return values;
-    if (q.block_rows == 0 || q.block_cols == 0) return checked_add(values, 4, "weight bytes");
+    const u64 extra = q.tensor_bytes;  // a static input_scale
+    if (q.block_rows == 0 || q.block_cols == 0) return checked_add(values, 4 + extra, "weight bytes");
     const u64 scales = checked_mul(ceil_div(rows, q.block_rows), ceil_div(cols, q.block_cols), "weight bytes");
-    return checked_add(values, checked_mul(scales, 4, "weight bytes"), "weight bytes");
+    return checked_add(values, checked_add(checked_mul(scales, 4, "weight bytes"), extra, "weight bytes"), "weight bytes");
   }
   u64 bits = checked_mul(n, q.bits, "weight bytes");
   const u64 groups = q.block_rows ? checked_mul(ceil_div(rows, q.block_rows), ceil_div(cols, q.block_cols), "weight bytes")
