@@ -12,7 +12,8 @@
 //    tail blocks are evicted first. FullAttentionManager (also MLA) and SlidingWindowManager
 //    (remove_skipped_blocks nulls and frees blocks wholly outside the window; the right-to-left
 //    find_longest_cache_hit needing cdiv(window - 1, block_size) contiguous blocks);
-//    ChunkedLocalAttentionManager's skipped blocks; MambaManager's per-request state blocks.
+//    ChunkedLocalAttentionManager's skipped blocks and cache hits (null before the current
+//    chunk); MambaManager's per-request state blocks.
 //  - KVCacheManager.allocate_slots / get_computed_blocks (kv_cache_manager.py) and the hybrid
 //    coordinator's fixed-point cache-hit search (kv_cache_coordinator.py).
 //  - Scheduler.schedule (sched/scheduler.py): running requests first, in order, with a token

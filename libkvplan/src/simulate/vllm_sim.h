@@ -428,7 +428,6 @@ class Simulator {
       if (it == sizes.end()) sizes.push_back(x.block);
       groups_.push_back(x);
       has_mamba_ = has_mamba_ || x.kind == GroupKind::mamba;
-      has_chunked_ = has_chunked_ || x.kind == GroupKind::chunked;
     }
     slot_sizes_ = sizes;
     simple_ = sizes.size() == 1 && (sizes[0] & (sizes[0] - 1)) == 0;
@@ -569,9 +568,9 @@ class Simulator {
     r.notes.push_back("vLLM V1 scheduler and KV cache manager mirrored step by step; the block count is kvplan's vLLM "
                       "profile (block 0 is vLLM's null block, so " + format_count(profile_.num_blocks - 1) +
                       " blocks are usable)");
-    if (caching_ && (has_mamba_ || has_chunked_))
-      r.notes.push_back("prefix-cache hits are not simulated for models with Mamba or chunked-local groups (counted "
-                        "as misses: a conservative simplification)");
+    if (caching_ && has_mamba_)
+      r.notes.push_back("prefix-cache hits are not simulated for models with Mamba groups (counted as misses: a "
+                        "conservative simplification)");
     if (has_mamba_)
       r.notes.push_back("Mamba state: " + std::string(profile_.mamba_cache_mode) +
                         " mode, modelled as " + (mamba_all_ ? "one block per block_size tokens" :
@@ -649,10 +648,23 @@ class Simulator {
   void find_hit(std::size_t gi, Req& q, std::uint64_t max_len, std::vector<std::uint32_t>& out) {
     const Group& g = groups_[gi];
     out.clear();
-    if (g.kind == GroupKind::mamba || g.kind == GroupKind::chunked) return;
+    if (g.kind == GroupKind::mamba) return;
     const std::uint64_t n = max_len / g.block;
     ensure_hashes(q, g.slot, n);
     const auto& h = q.hashes[g.slot];
+    if (g.kind == GroupKind::chunked) {
+      // ChunkedLocalAttentionManager.find_longest_cache_hit: the blocks before the chunk that
+      // holds max_len are out of every later token's window, so they count as computed (null);
+      // from the chunk's first block on, the cached blocks left to right until the first miss.
+      const std::uint64_t start = g.window ? max_len / g.window * g.window / g.block : 0;
+      out.assign(std::min(start, n), kNull);
+      for (std::uint64_t i = out.size(); i < n; ++i) {
+        const std::uint32_t b = pool_->get_cached(hash_mix(h[i], gi));
+        if (b == kNone) break;
+        out.push_back(b);
+      }
+      return;
+    }
     if (g.kind == GroupKind::full) {
       for (std::uint64_t i = 0; i < n; ++i) {
         const std::uint32_t b = pool_->get_cached(hash_mix(h[i], gi));
@@ -725,6 +737,23 @@ class Simulator {
     if (!removed_.empty()) pool_->free_blocks(removed_);
   }
 
+  // SingleTypeKVCacheManager.get_num_blocks_to_allocate summed over the groups: the blocks the
+  // request still lacks for `need` tokens (beyond those it holds and its hits), plus every hit
+  // block that sits in the free queue (ref count 0), since taking it removes it from there.
+  std::uint64_t num_blocks_to_allocate(const Req& q, std::uint64_t need,
+                                       const std::vector<std::vector<std::uint32_t>>* hits) const {
+    std::uint64_t want = 0;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const std::uint64_t held = q.tables[g].size() + (hits ? (*hits)[g].size() : 0);
+      const std::uint64_t req = required_blocks(groups_[g], need);
+      if (req > held) want += req - held;
+      if (hits)
+        for (std::uint32_t b : (*hits)[g])
+          if (b != kNull && pool_->ref(b) == 0) ++want;
+    }
+    return want;
+  }
+
   bool allocate_slots(Req& q, std::uint64_t n_new, std::vector<std::vector<std::uint32_t>>* hits, std::uint64_t n_hit) {
     if (!hits && simple_) {
       // Fast path (same outcome as below): full-attention groups of one block size, a running
@@ -739,16 +768,7 @@ class Simulator {
     const std::uint64_t computed = q.computed + n_hit;
     const std::uint64_t need = std::min(computed + n_new, M_);
     for (std::size_t g = 0; g < groups_.size(); ++g) remove_skipped(g, q, q.computed);
-    std::uint64_t want = 0;
-    for (std::size_t g = 0; g < groups_.size(); ++g) {
-      const std::uint64_t held = q.tables[g].size() + (hits ? (*hits)[g].size() : 0);
-      const std::uint64_t req = required_blocks(groups_[g], need);
-      if (req > held) want += req - held;
-      if (hits)
-        for (std::uint32_t b : (*hits)[g])
-          if (b != kNull && pool_->ref(b) == 0) ++want;
-    }
-    if (want > pool_->num_free()) return false;
+    if (num_blocks_to_allocate(q, need, hits) > pool_->num_free()) return false;
     if (hits) {
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         for (std::uint32_t b : (*hits)[g]) pool_->touch(b);
@@ -917,7 +937,7 @@ class Simulator {
   SimOptions o_;
   VllmResult profile_;
   StepTimer timer_;
-  bool caching_ = true, has_mamba_ = false, has_chunked_ = false, mamba_all_ = false;
+  bool caching_ = true, has_mamba_ = false, mamba_all_ = false;
   std::uint64_t M_ = 0;
   std::vector<Group> groups_;
   std::vector<std::uint64_t> slot_sizes_;
