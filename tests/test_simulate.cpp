@@ -1,6 +1,7 @@
 // kvplan simulate: the vLLM V1 block pool, KV cache managers and scheduler against scenarios
-// ported from vLLM's own tests (each case names the test it comes from), consistency with
-// kvplan's engine profile, Little's law, determinism, and the workload readers.
+// ported from vLLM's own tests (each case names the test it comes from; docs/simulate.md
+// "Conformance with vLLM's own tests" lists them), consistency with kvplan's engine profile,
+// Little's law, determinism, and the workload readers.
 #include <cmath>
 #include <cstring>
 
@@ -584,6 +585,36 @@ BOOST_AUTO_TEST_CASE(preempts_the_last_running_request) {
   BOOST_TEST(out.size() == 1u);  // nothing admitted in a step that preempted
 }
 
+// tests/v1/core/test_prefix_caching.py::test_can_fit_full_sequence_swa_cap_admits_long_prompt and
+// ::test_can_fit_full_sequence_full_attention_still_gates_oversized: the full-sequence admission
+// check (allocate_slots(full_sequence_must_fit=True)) counts a sliding-window group at its
+// per-request cap, cdiv(window - 1 + max_num_batched_tokens, block) + 1 = cdiv(191, 16) + 1 = 13
+// blocks (window 64, 128 batched tokens), and a full-attention group at the whole sequence.
+BOOST_AUTO_TEST_CASE(vllm_test_can_fit_full_sequence) {
+  auto groups = [] {
+    VllmGroup full = group("full_attention", 16), swa = group("sliding_window", 16, 64);
+    full.blocks_per_request = 64;  // cdiv(max_model_len 1024, 16)
+    swa.blocks_per_request = 13;
+    return std::vector<VllmGroup>{full, swa};
+  };
+  std::vector<Ids> hits;
+  {  // 32 + 13 = 45 blocks <= 77 usable: the 512-token prompt is admitted
+    detail::Simulator s(config(64 + 13 + 1, groups(), 1024), options(true, 128), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(32 * 16));
+    BOOST_TEST(s.get_computed_blocks(r, hits) == 0u);
+    BOOST_TEST(s.num_blocks_to_allocate(r, 32 * 16, &hits, true) == 32u + 13u);
+    BOOST_TEST(s.num_blocks_to_allocate(r, 32 * 16, &hits, false) == 32u + 32u);
+    BOOST_TEST(s.allocate_slots(r, 16, &hits, 0, true));
+  }
+  {  // 16 full-attention blocks alone exceed a 5-block pool
+    detail::Simulator s(config(5, groups(), 1024), options(true, 128), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(16 * 16));
+    BOOST_TEST(s.get_computed_blocks(r, hits) == 0u);
+    BOOST_TEST(!s.allocate_slots(r, 16, &hits, 0, true));
+    BOOST_TEST(s.allocate_slots(r, 16, &hits, 0, false));  // its first chunk alone would fit
+  }
+}
+
 // The scheduler tests below follow tests/v1/core/test_scheduler.py, whose create_scheduler() gives
 // a single full-attention group of 16-token blocks, 10,000 blocks, max_num_seqs 16,
 // max_num_batched_tokens 8192 and max_model_len = max_num_batched_tokens, and whose
@@ -745,6 +776,26 @@ BOOST_AUTO_TEST_CASE(vllm_test_handles_preemption) {
   BOOST_TEST(scheduled_tokens(out, ids[1]) == 1u);
   BOOST_TEST(s.running_.empty());
   BOOST_TEST(s.pool_->num_free() == 7u - 1u);
+}
+
+// Scheduler.schedule passes full_sequence_must_fit=scheduler_reserve_full_isl (default True) for
+// waiting requests only: with 6 blocks free and a 64-token budget, a 160-token prompt (10 blocks)
+// waits although its first 64-token chunk (4 blocks) would fit; with the flag off it is admitted
+// and chunked. A running request's next chunk is never gated this way.
+BOOST_AUTO_TEST_CASE(reserve_full_isl_gates_waiting_requests_only) {
+  for (bool reserve : {true, false}) {
+    SimOptions o = options(false, 64);
+    o.scheduler.reserve_full_isl = reserve;
+    detail::Simulator s(config(11, {group("full_attention", 16)}), o, detail::StepTimer(unit_steps()));
+    const std::uint32_t a = id_of(s, add(s, prompt(64, 0, 0, 100)));
+    Scheduled out;
+    step(s, out);  // A: 4 blocks
+    const std::uint32_t b = id_of(s, add(s, prompt(160, 0, 0, 1)));
+    step(s, out);
+    BOOST_TEST(scheduled_tokens(out, a) == 1u);
+    BOOST_TEST(scheduled_tokens(out, b) == (reserve ? 0u : 63u));
+    BOOST_TEST(s.waiting_.size() == (reserve ? 1u : 0u));
+  }
 }
 
 // N identical requests of max_model_len - 1 prompt tokens arriving together: the scheduler
@@ -964,7 +1015,8 @@ BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
 BOOST_AUTO_TEST_CASE(launch_command_read_by_the_check_layer) {
   const Deployment d = parse_launch_command(split_command_line(
       "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 -tp 2 --max-num-seqs 64 --long-prefill-token-threshold 512 "
-      "--no-enable-chunked-prefill --kv-cache-dtype fp8 --no-enable-prefix-caching --block-size 32"));
+      "--no-enable-chunked-prefill --kv-cache-dtype fp8 --no-enable-prefix-caching --block-size 32 "
+      "--no-scheduler-reserve-full-isl"));
   const VllmLaunch l = read_vllm_launch(d, h100());
   BOOST_TEST(l.model_ref == "meta-llama/Llama-3.1-8B");
   BOOST_TEST(l.model.name == load_model("meta-llama/Llama-3.1-8B").name);
@@ -976,6 +1028,9 @@ BOOST_AUTO_TEST_CASE(launch_command_read_by_the_check_layer) {
   BOOST_TEST(l.max_num_seqs == 64u);
   BOOST_TEST(l.long_prefill_token_threshold == 512u);
   BOOST_TEST(!l.chunked_prefill);
+  BOOST_TEST(!l.reserve_full_isl);
+  BOOST_TEST(read_vllm_launch(parse_launch_command(split_command_line("vllm serve meta-llama/Llama-3.1-8B")), h100())
+                 .reserve_full_isl);  // SchedulerConfig's default
   BOOST_TEST(!l.max_num_batched_tokens_given);
   BOOST_TEST(!l.options.blackwell);
   // DeepSeek-V3's MLA off SM90/SM100: vLLM picks TRITON_MLA (vllm/platforms/cuda.py), as check does.

@@ -245,6 +245,7 @@ struct Group {
   std::size_t slot = 0;                // which block-size hash list it uses
   std::uint64_t mamba_blocks = 1;      // blocks a running request holds (Mamba)
   std::uint64_t contiguous = 1;        // sliding window: blocks a hit needs
+  std::uint64_t admission_cap = 0;     // sliding window, chunked local: blocks one request holds at most (0: none)
 };
 
 enum class State { waiting, running, done };
@@ -418,6 +419,9 @@ class Simulator {
       else x.kind = GroupKind::full;  // full_attention, mla
       if (x.block == 0) throw Error("kvplan simulate: internal error: a KV cache group with block size 0");
       if (x.kind == GroupKind::sliding) x.contiguous = std::max<std::uint64_t>(1, ceil_div(x.window - 1, x.block));
+      // The recycling-aware admission cap (SlidingWindowSpec.max_admission_blocks_per_request and
+      // its chunked-local counterpart) is the per-request bound the profile sizes the pool with.
+      if (x.kind == GroupKind::sliding || x.kind == GroupKind::chunked) x.admission_cap = g.blocks_per_request;
       if (x.kind == GroupKind::mamba) {
         const std::string& mode = profile_.mamba_cache_mode;
         x.mamba_blocks = mode == "align" ? 2 : 1;
@@ -740,12 +744,15 @@ class Simulator {
   // SingleTypeKVCacheManager.get_num_blocks_to_allocate summed over the groups: the blocks the
   // request still lacks for `need` tokens (beyond those it holds and its hits), plus every hit
   // block that sits in the free queue (ref count 0), since taking it removes it from there.
-  std::uint64_t num_blocks_to_allocate(const Req& q, std::uint64_t need,
-                                       const std::vector<std::vector<std::uint32_t>>* hits) const {
+  // `admission_cap`: sliding-window and chunked-local groups need at most their per-request cap
+  // (apply_admission_cap, used only by the full-sequence admission check).
+  std::uint64_t num_blocks_to_allocate(const Req& q, std::uint64_t need, const std::vector<std::vector<std::uint32_t>>* hits,
+                                       bool admission_cap = false) const {
     std::uint64_t want = 0;
     for (std::size_t g = 0; g < groups_.size(); ++g) {
       const std::uint64_t held = q.tables[g].size() + (hits ? (*hits)[g].size() : 0);
-      const std::uint64_t req = required_blocks(groups_[g], need);
+      std::uint64_t req = required_blocks(groups_[g], need);
+      if (admission_cap && groups_[g].admission_cap) req = std::min(req, groups_[g].admission_cap);
       if (req > held) want += req - held;
       if (hits)
         for (std::uint32_t b : (*hits)[g])
@@ -754,7 +761,11 @@ class Simulator {
     return want;
   }
 
-  bool allocate_slots(Req& q, std::uint64_t n_new, std::vector<std::vector<std::uint32_t>>* hits, std::uint64_t n_hit) {
+  // KVCacheManager.allocate_slots. `full_sequence_must_fit` (the scheduler passes
+  // scheduler_reserve_full_isl for waiting requests): refuse unless the blocks of the whole
+  // sequence, min(num_tokens, max_model_len), are free now, with the admission cap.
+  bool allocate_slots(Req& q, std::uint64_t n_new, std::vector<std::vector<std::uint32_t>>* hits, std::uint64_t n_hit,
+                      bool full_sequence_must_fit = false) {
     if (!hits && simple_) {
       // Fast path (same outcome as below): full-attention groups of one block size, a running
       // request whose blocks already cover the new tokens and that fills no new block.
@@ -767,6 +778,9 @@ class Simulator {
     }
     const std::uint64_t computed = q.computed + n_hit;
     const std::uint64_t need = std::min(computed + n_new, M_);
+    if (full_sequence_must_fit &&
+        num_blocks_to_allocate(q, std::min(q.num_tokens(), M_), hits, true) > pool_->num_free())
+      return false;
     for (std::size_t g = 0; g < groups_.size(); ++g) remove_skipped(g, q, q.computed);
     if (num_blocks_to_allocate(q, need, hits) > pool_->num_free()) return false;
     if (hits) {
@@ -854,7 +868,7 @@ class Simulator {
       if (thr > 0) n = std::min(n, thr);
       if (!o_.scheduler.chunked_prefill && n > budget) break;
       n = std::min(n, budget);
-      if (!allocate_slots(q, n, &hits, hit)) break;
+      if (!allocate_slots(q, n, &hits, hit, o_.scheduler.reserve_full_isl)) break;
       waiting_.pop_front();
       q.computed = hit;
       q.state = State::running;
