@@ -101,6 +101,7 @@ def full_sequence_admission():
     assert on["peak_running"] == 2 and on["peak_blocks"] == 382 and on["preemptions"] == 0, on
     off = js("simulate", MODEL, *flags, "--no-scheduler-reserve-full-isl")
     assert off["peak_running"] > 2 and off["preemptions"] > 0, off
+    assert any("first chunk" in n for n in off["notes"]) and not any("first chunk" in n for n in on["notes"])
     r = run("simulate", "--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", MODEL, "--max-model-len",
             "4096", "--max-num-batched-tokens", "512", "--kv-cache-memory-bytes", str(2**30),
             "--no-scheduler-reserve-full-isl")

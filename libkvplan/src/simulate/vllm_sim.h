@@ -572,6 +572,9 @@ class Simulator {
     r.notes.push_back("vLLM V1 scheduler and KV cache manager mirrored step by step; the block count is kvplan's vLLM "
                       "profile (block 0 is vLLM's null block, so " + format_count(profile_.num_blocks - 1) +
                       " blocks are usable)");
+    if (!o_.scheduler.reserve_full_isl)
+      r.notes.push_back("waiting requests are admitted when their first chunk fits (--no-scheduler-reserve-full-isl), "
+                        "not only when their whole sequence does");
     if (caching_ && has_mamba_)
       r.notes.push_back("prefix-cache hits are not simulated for models with Mamba groups (counted as misses: a "
                         "conservative simplification)");
