@@ -21,7 +21,8 @@ struct VllmFlags {
   std::optional<std::uint64_t> max_num_seqs, block_size, num_gpu_blocks_override, long_prefill;
   std::optional<double> gpu_memory_utilization;
   std::uint64_t tp = 1, pp = 1;
-  bool prefix_on = false, prefix_off = false, enforce_eager = false, no_chunked_prefill = false, no_reserve_full_isl = false;
+  bool prefix_on = false, prefix_off = false, enforce_eager = false, no_chunked_prefill = false;
+  bool no_reserve_full_isl = false;
 
   void add(CLI::App& c) {
     c.add_option("--max-model-len", max_model_len, "tokens per request (32k, 131072); default: the model's");

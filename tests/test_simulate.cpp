@@ -626,7 +626,8 @@ detail::Simulator vllm_test_scheduler(bool caching, std::uint64_t batched = 8192
   SimOptions o = options(caching, batched, seqs);
   o.scheduler.long_prefill_token_threshold = long_prefill;
   o.scheduler.chunked_prefill = chunked;
-  return detail::Simulator(config(num_blocks, {group("full_attention", block)}, batched), o, detail::StepTimer(unit_steps()));
+  return detail::Simulator(config(num_blocks, {group("full_attention", block)}, batched), o,
+                           detail::StepTimer(unit_steps()));
 }
 std::vector<std::uint32_t> vllm_test_requests(detail::Simulator& s, std::size_t n, std::uint64_t tokens = 10,
                                               std::uint64_t max_tokens = 16) {

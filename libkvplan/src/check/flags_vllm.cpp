@@ -4,8 +4,9 @@
 // (make_arg_parser, FrontendArgs, BaseFrontendArgs; commit 005223338608bc94fd165a4f976c102a57bd1fc4),
 // plus the newer cache flags kvplan models (--attention-backend, --mamba-cache-mode; see
 // /shared/spec/engines.md) and the newer scheduler flag kvplan simulate reads
-// (--scheduler-reserve-full-isl, SchedulerConfig.scheduler_reserve_full_isl). Arity follows get_kwargs: bool fields are BooleanOptionalAction
-// (--x / --no-x), list fields nargs='+'. The same list is in tests/data/engine_flags/vllm.txt.
+// (--scheduler-reserve-full-isl, SchedulerConfig.scheduler_reserve_full_isl). Arity follows
+// get_kwargs: bool fields are BooleanOptionalAction (--x / --no-x), list fields nargs='+'. The
+// same list is in tests/data/engine_flags/vllm.txt.
 // memory: modelled by kvplan check (the budget terms of kvplan/budget.h included: --quantization fp8
 // weights, --cpu-offload-gb, --enable-expert-parallel, --speculative-config drafts, LoRA slots;
 // --max-cpu-loras is read as host memory, no GPU bytes); ignored: does not change GPU memory;

@@ -749,7 +749,8 @@ class Simulator {
   // block that sits in the free queue (ref count 0), since taking it removes it from there.
   // `admission_cap`: sliding-window and chunked-local groups need at most their per-request cap
   // (apply_admission_cap, used only by the full-sequence admission check).
-  std::uint64_t num_blocks_to_allocate(const Req& q, std::uint64_t need, const std::vector<std::vector<std::uint32_t>>* hits,
+  std::uint64_t num_blocks_to_allocate(const Req& q, std::uint64_t need,
+                                       const std::vector<std::vector<std::uint32_t>>* hits,
                                        bool admission_cap = false) const {
     std::uint64_t want = 0;
     for (std::size_t g = 0; g < groups_.size(); ++g) {
