@@ -58,8 +58,8 @@ void bind_simulate(pyb::module_& m) {
                       {"blackwell", d.blackwell}});
   }, "gpu"_a);
   m.def("_simulate", [](pyb::handle model, const std::string& gpu, const pyb::dict& engine, pyb::handle max_num_seqs,
-                        pyb::handle long_prefill_token_threshold, bool chunked_prefill, pyb::handle workload,
-                        pyb::handle trace, pyb::handle requests, pyb::handle calibration, double prefill_efficiency,
+                        pyb::handle long_prefill_token_threshold, bool chunked_prefill, bool reserve_full_isl,
+                        pyb::handle workload, pyb::handle trace, pyb::handle requests, pyb::handle calibration, double prefill_efficiency,
                         double slo_ttft, double slo_tpot, double slo_e2e, bool steps, pyb::handle find,
                         double slo_percentile, double price, double target_rate) -> pyb::object {
     const ModelSpec& spec = model_arg(model).get();
@@ -70,6 +70,7 @@ void bind_simulate(pyb::module_& m) {
     if (!long_prefill_token_threshold.is_none())
       o.scheduler.long_prefill_token_threshold = tokens_arg(long_prefill_token_threshold, "long_prefill_token_threshold");
     o.scheduler.chunked_prefill = chunked_prefill;
+    o.scheduler.reserve_full_isl = reserve_full_isl;
     if (!calibration.is_none()) {
       pyb::object p = pyb::reinterpret_borrow<pyb::object>(calibration);
       if (pyb::hasattr(p, "__fspath__")) p = p.attr("__fspath__")();
@@ -114,6 +115,6 @@ void bind_simulate(pyb::module_& m) {
     j["text"] = format_simulate_text(r);
     return to_python(j);
   }, "model"_a, "gpu"_a, "engine"_a, "max_num_seqs"_a, "long_prefill_token_threshold"_a, "chunked_prefill"_a,
-     "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
+     "reserve_full_isl"_a, "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
      "slo_e2e"_a, "steps"_a, "find"_a, "slo_percentile"_a, "price"_a, "target_rate"_a);
 }

@@ -22,6 +22,7 @@ struct VllmFlags {
   std::optional<double> gpu_memory_utilization;
   std::uint64_t tp = 1, pp = 1;
   bool prefix_on = false, prefix_off = false, enforce_eager = false, no_chunked_prefill = false;
+  bool no_reserve_full_isl = false;
 
   void add(CLI::App& c) {
     c.add_option("--max-model-len", max_model_len, "tokens per request (32k, 131072); default: the model's");
@@ -38,6 +39,8 @@ struct VllmFlags {
     c.add_option("--num-gpu-blocks-override", num_gpu_blocks_override, "vLLM's block-count override");
     c.add_option("--long-prefill-token-threshold", long_prefill, "cap on one request's prefill tokens per step");
     c.add_flag("--no-enable-chunked-prefill", no_chunked_prefill, "chunked prefill off");
+    c.add_flag("--no-scheduler-reserve-full-isl", no_reserve_full_isl,
+               "admit a waiting request when its first chunk fits (default: only when its whole sequence fits)");
     c.add_option("--mamba-cache-mode", mamba_cache_mode, "none, align or all (hybrid Mamba models)");
     c.add_option("--attention-backend", attention_backend, "vLLM attention backend (changes the MLA block size)");
     c.add_flag("--enforce-eager", enforce_eager, "no CUDA graphs (frees their memory for the cache)");
@@ -55,6 +58,7 @@ struct VllmFlags {
     if (max_num_seqs) put("--max-num-seqs", std::to_string(*max_num_seqs));
     if (long_prefill) put("--long-prefill-token-threshold", std::to_string(*long_prefill));
     if (no_chunked_prefill) a.push_back("--no-enable-chunked-prefill");
+    if (no_reserve_full_isl) a.push_back("--no-scheduler-reserve-full-isl");
     put("--kv-cache-dtype", kv_cache_dtype);
     if (block_size) put("--block-size", std::to_string(*block_size));
     if (gpu_memory_utilization) put("--gpu-memory-utilization", std::to_string(*gpu_memory_utilization));
@@ -142,6 +146,7 @@ int run_simulate(SimulateCliOptions o) {
   so.scheduler.max_num_seqs = launch_read.max_num_seqs ? launch_read.max_num_seqs : def.max_num_seqs;
   so.scheduler.long_prefill_token_threshold = launch_read.long_prefill_token_threshold;
   so.scheduler.chunked_prefill = launch_read.chunked_prefill;
+  so.scheduler.reserve_full_isl = launch_read.reserve_full_isl;
   if (!o.calibration.empty()) so.step_time = load_step_time(o.calibration);
   so.step_time.prefill_efficiency = o.prefill_efficiency;
   so.slo = {o.slo_ttft, o.slo_tpot, o.slo_e2e};

@@ -1,6 +1,7 @@
 // kvplan simulate: the vLLM V1 block pool, KV cache managers and scheduler against scenarios
-// ported from vLLM's own tests (each case names the test it comes from), consistency with
-// kvplan's engine profile, Little's law, determinism, and the workload readers.
+// ported from vLLM's own tests (each case names the test it comes from; docs/simulate.md
+// "Conformance with vLLM's own tests" lists them), consistency with kvplan's engine profile,
+// Little's law, determinism, and the workload readers.
 #include <cmath>
 #include <cstring>
 
@@ -74,6 +75,60 @@ SimRequest prompt(std::uint64_t tokens, std::uint64_t prefix = 0, std::uint64_t 
 }
 
 const Accelerator& h100() { return find_accelerator("H100"); }
+
+using Scheduled = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
+
+std::uint32_t id_of(detail::Simulator& s, const detail::Req& r) {
+  return static_cast<std::uint32_t>(&r - s.reqs_.data());
+}
+
+// One Scheduler.schedule() and its update_from_output, the way Simulator::run steps (without the
+// clock): each scheduled request advances by its tokens; one that reaches its length samples a
+// token; one with max_tokens sampled finishes and frees its blocks. Returns the preemptions.
+std::uint64_t step(detail::Simulator& s, Scheduled& out) {
+  std::uint64_t preempted = 0;
+  s.schedule(out, preempted);
+  for (auto [id, n] : out) {
+    detail::Req& q = s.reqs_[id];
+    q.computed += n;
+    if (q.computed < q.num_tokens()) continue;
+    ++q.generated;
+    if (q.generated >= q.in.output_tokens) {
+      q.state = detail::State::done;
+      s.free_request(q);
+    }
+  }
+  s.running_.erase(std::remove_if(s.running_.begin(), s.running_.end(),
+                                  [&](std::uint32_t id) { return s.reqs_[id].state == detail::State::done; }),
+                   s.running_.end());
+  return preempted;
+}
+std::uint64_t scheduled_tokens(const Scheduled& out, std::uint32_t id) {
+  for (auto [i, n] : out)
+    if (i == id) return n;
+  return 0;
+}
+
+// _test_partial_request_hit's trick (tests/v1/core/test_prefix_caching.py): take some
+// (block hash, group) entries out of the prefix-cache map, and put them back afterwards.
+struct Uncached {
+  detail::BlockPool& pool;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> saved;
+  Uncached(detail::BlockPool& p, const std::vector<std::uint64_t>& keys) : pool(p) {
+    for (std::uint64_t k : keys) {
+      std::uint32_t* v = pool.map_.slot(k);
+      BOOST_REQUIRE(v != nullptr);
+      saved.emplace_back(k, *v);
+      pool.map_.erase_at(v);
+    }
+  }
+  ~Uncached() {
+    for (auto [k, v] : saved) {
+      bool inserted = false;
+      pool.map_.emplace(k, v, inserted);
+    }
+  }
+};
 
 SimOptions llama_options(std::uint64_t max_len) {
   const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
@@ -157,6 +212,198 @@ BOOST_AUTO_TEST_CASE(vllm_test_prefill_hybrid_model) {
   BOOST_TEST(r1.tables[1].back() == 14u);
   BOOST_TEST(r1.tables[2].back() == 15u);
   for (std::uint32_t b : {1u, 2u, 3u, 6u, 7u, 10u, 11u}) BOOST_TEST(s.pool_->ref(b) == 2u);
+
+  // The same test's _test_partial_request_hit cases, after both requests are freed: which
+  // (block, group) entries leave the cache, and the hit length (in blocks) that remains.
+  const std::vector<std::uint64_t> h = r1.hashes[0];
+  s.free_request(r0);
+  s.free_request(r1);
+  auto key = [&](std::size_t block, std::size_t grp) { return detail::hash_mix(h[block], grp); };
+  auto hit_blocks = [&](const std::vector<std::uint64_t>& evict) {
+    Uncached u(*s.pool_, evict);
+    detail::Req& r = add(s, prompt(53, 7, 48));
+    const std::uint64_t len = s.get_computed_blocks(r, hits);
+    for (const auto& g : hits) BOOST_TEST(g.size() == len / 16);
+    return len / 16;
+  };
+  BOOST_TEST(hit_blocks({key(0, 1), key(0, 2)}) == 3u);          // outside the window: no effect
+  BOOST_TEST(hit_blocks({key(0, 0)}) == 0u);                      // first full block: total miss
+  BOOST_TEST(hit_blocks({key(2, 0), key(2, 1), key(2, 2)}) == 2u);
+  BOOST_TEST(hit_blocks({key(2, 0)}) == 2u);
+  BOOST_TEST(hit_blocks({key(2, 1)}) == 2u);
+  BOOST_TEST(hit_blocks({key(2, 2)}) == 2u);
+  BOOST_TEST(hit_blocks({key(2, 0), key(0, 1), key(0, 2)}) == 0u);  // full hits 1, sliding 2: miss
+}
+
+// tests/v1/core/test_prefix_caching.py::test_evict: 11 blocks of 16. Freeing a request puts its
+// partial (unhashed) block at the head of the free queue and its full blocks, tail first, at the
+// back (LRU); a later hit takes its blocks out of the queue and new blocks come from the head.
+BOOST_AUTO_TEST_CASE(vllm_test_evict) {
+  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(5 * 16 + 7, 1));  // tokens 0..86 (the stream named 1)
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 5 * 16 + 7, &hits, 0));
+  BOOST_TEST(r0.tables[0].size() == 6u);  // 5 full + 1 partial
+  detail::Req& r1 = add(s, prompt(3 * 16));  // other tokens
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r1, 3 * 16, &hits, 0));
+  BOOST_TEST(r1.tables[0].size() == 3u);
+  BOOST_TEST(s.pool_->num_free() == 1u);  // 10 - (6 + 3)
+  s.free_request(r0);
+  BOOST_TEST(s.pool_->free_queue() == (Ids{6, 10, 5, 4, 3, 2, 1}), boost::test_tools::per_element());
+  s.free_request(r1);
+  BOOST_TEST(s.pool_->num_free() == 10u);
+  BOOST_TEST(s.pool_->free_queue() == (Ids{6, 10, 5, 4, 3, 2, 1, 9, 8, 7}), boost::test_tools::per_element());
+  // Touch the first 2 blocks.
+  detail::Req& r2 = add(s, prompt(2 * 16 + 3, 1));
+  BOOST_TEST(s.get_computed_blocks(r2, hits) == 32u);
+  BOOST_TEST(hits[0] == (Ids{1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(s.allocate_slots(r2, 3, &hits, 32));
+  BOOST_TEST(r2.tables[0] == (Ids{1, 2, 6}), boost::test_tools::per_element());
+  BOOST_TEST(s.pool_->num_free() == 7u);
+}
+
+// tests/v1/core/test_prefix_caching.py::test_computed_blocks_not_evicted: 3 blocks (2 usable).
+// A hit on the first cached block takes the second cached block, not the hit one, for the new
+// tokens.
+BOOST_AUTO_TEST_CASE(vllm_test_computed_blocks_not_evicted) {
+  detail::Simulator s(config(3, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(16, 1));  // tokens 0..15
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 16, &hits, 0));
+  BOOST_TEST(r0.tables[0] == (Ids{1}), boost::test_tools::per_element());
+  detail::Req& r1 = add(s, prompt(16));  // tokens 16..31 (another chain)
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r1, 16, &hits, 0));
+  BOOST_TEST(r1.tables[0] == (Ids{2}), boost::test_tools::per_element());
+  s.free_request(r0);
+  s.free_request(r1);
+  detail::Req& r2 = add(s, prompt(32, 1));  // tokens 0..31
+  BOOST_TEST(s.get_computed_blocks(r2, hits) == 16u);
+  BOOST_TEST(hits[0] == (Ids{1}), boost::test_tools::per_element());
+  BOOST_TEST(s.allocate_slots(r2, 16, &hits, 16));
+  BOOST_TEST(r2.tables[0] == (Ids{1, 2}), boost::test_tools::per_element());
+}
+
+// tests/v1/core/test_prefix_caching.py::test_hash_block_correct_reuse: a cached block reused as a
+// new block for a partial block loses its hash.
+BOOST_AUTO_TEST_CASE(vllm_test_hash_block_correct_reuse) {
+  detail::Simulator s(config(2, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(16, 1));
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 16, &hits, 0));
+  BOOST_TEST(r0.tables[0].size() == 1u);
+  BOOST_TEST(s.pool_->has_hash(1));
+  s.free_request(r0);
+  detail::Req& r1 = add(s, prompt(15, 1));
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r1, 15, &hits, 0));
+  BOOST_TEST(r1.tables[0] == (Ids{1}), boost::test_tools::per_element());
+  BOOST_TEST(!s.pool_->has_hash(1));
+  BOOST_TEST(s.pool_->get_cached(detail::hash_mix(r0.hashes[0][0], 0)) == detail::kNone);  // entry dropped
+}
+
+// tests/v1/core/test_prefix_caching.py::test_basic_prefix_caching_disabled: block size 4, 5
+// blocks, caching off: no hits for a shared prefix, and a request that does not fit gets nothing.
+BOOST_AUTO_TEST_CASE(vllm_test_basic_prefix_caching_disabled) {
+  detail::Simulator s(config(5, {group("full_attention", 4)}), options(false), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r1 = add(s, prompt(10, 1));
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r1, 10, &hits, 0));
+  BOOST_TEST(r1.tables[0].size() == 3u);
+  s.free_request(r1);
+  detail::Req& r2 = add(s, prompt(16, 1));  // shares r1's 10 tokens
+  BOOST_TEST(s.get_computed_blocks(r2, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r2, 16, &hits, 0));
+  BOOST_TEST(r2.tables[0].size() == 4u);
+  detail::Req& r3 = add(s, prompt(4));
+  BOOST_TEST(s.get_computed_blocks(r3, hits) == 0u);
+  BOOST_TEST(!s.allocate_slots(r3, 4, &hits, 0));
+  BOOST_TEST(r3.tables[0].empty());
+}
+
+// tests/v1/core/test_prefix_caching.py::test_prefill_not_enough_free_blocks_with_computed_blocks:
+// a request whose hit blocks sit in the free queue is refused when the free queue cannot cover
+// its new blocks plus those hit blocks, and the hit blocks' ref counts are left untouched.
+BOOST_AUTO_TEST_CASE(vllm_test_prefill_not_enough_free_blocks_with_computed_blocks) {
+  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(48, 1));  // | Common-0 | Common-1 | Common-2 |
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 48, &hits, 0));
+  const Ids part0 = r0.tables[0];
+  detail::Req& r1 = add(s, prompt(96, 1));  // the common blocks and 3 more
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 48u);
+  BOOST_TEST(hits[0] == part0, boost::test_tools::per_element());
+  BOOST_TEST(s.allocate_slots(r1, 48, &hits, 48));
+  const Ids part1 = r1.tables[0];
+  s.free_request(r1);
+  for (std::size_t i = 0; i < 6; ++i) BOOST_TEST(s.pool_->ref(part1[i]) == (i < 3 ? 1u : 0u));
+  detail::Req& r2 = add(s, prompt(32));
+  BOOST_TEST(s.get_computed_blocks(r2, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r2, 32, &hits, 0));
+  BOOST_TEST(s.pool_->num_free() == 5u);
+  detail::Req& r3 = add(s, prompt(144, 1));  // r1's 6 blocks hit, 3 more needed
+  BOOST_TEST(s.get_computed_blocks(r3, hits) == 96u);
+  BOOST_TEST(hits[0] == part1, boost::test_tools::per_element());
+  BOOST_TEST(!s.allocate_slots(r3, 48, &hits, 96));
+  for (std::size_t i = 0; i < 6; ++i) BOOST_TEST(s.pool_->ref(part1[i]) == (i < 3 ? 1u : 0u));
+}
+
+// tests/v1/core/test_prefix_caching.py::test_decode: decode tokens that fit in the last block
+// allocate nothing and leave it unhashed; filling it caches it and the next block is new.
+BOOST_AUTO_TEST_CASE(vllm_test_decode) {
+  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(55, 0, 0, 64));
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 55, &hits, 0));
+  BOOST_TEST(r0.tables[0] == (Ids{1, 2, 3, 4}), boost::test_tools::per_element());
+  r0.computed = 55;
+  r0.generated = 4;  // 4 output tokens appended
+  BOOST_TEST(s.allocate_slots(r0, 4, nullptr, 0));
+  BOOST_TEST(r0.tables[0].size() == 4u);  // no new block
+  BOOST_TEST(!s.pool_->has_hash(r0.tables[0].back()));
+  r0.computed = 59;
+  r0.generated = 4 + 9 + 10;  // 9 tokens fill block 4, 10 go to a new block
+  BOOST_TEST(s.allocate_slots(r0, 19, nullptr, 0));
+  BOOST_TEST(r0.tables[0].size() == 5u);  // one new block
+  BOOST_TEST(s.pool_->has_hash(r0.tables[0][3]));
+  BOOST_TEST(!s.pool_->has_hash(r0.tables[0][4]));
+}
+
+// tests/v1/core/test_prefix_caching.py::test_different_block_size: a full-attention group of
+// 32-token blocks and a sliding-window group (window 32) of 16-token blocks, 100 blocks. The hit
+// is the longest length both groups reach, a multiple of 32.
+BOOST_AUTO_TEST_CASE(vllm_test_different_block_size) {
+  detail::Simulator s(config(100, {group("full_attention", 32), group("sliding_window", 16, 32)}), options(true),
+                      detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r0 = add(s, prompt(160, 1));  // 10 blocks of 16 tokens
+  BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
+  BOOST_TEST(s.allocate_slots(r0, 7 * 16, &hits, 0));
+  BOOST_TEST(r0.tables[0] == (Ids{1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(r0.tables[1] == (Ids{5, 6, 7, 8, 9, 10, 11}), boost::test_tools::per_element());
+  detail::Req& r1 = add(s, prompt(7 * 16 + 1, 1));
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 6u * 16u);
+  BOOST_TEST(hits[0].size() == 3u);
+  BOOST_TEST(hits[1].size() == 6u);
+  detail::Req& r2 = add(s, prompt(6 * 16 + 1, 1));
+  BOOST_TEST(s.get_computed_blocks(r2, hits) == 6u * 16u);
+  BOOST_TEST(hits[0].size() == 3u);
+  BOOST_TEST(hits[1].size() == 6u);
+  // Evict the sliding group's blocks 6 and 5: its hit would be 5 x 16 tokens, but the full group
+  // needs a multiple of 32, so 4 x 16.
+  const std::size_t slot16 = s.groups_[1].slot;
+  s.ensure_hashes(r1, slot16, 7);  // vLLM hashes every full block of a request when it arrives
+  Uncached u(*s.pool_, {detail::hash_mix(r1.hashes[slot16][6], 1), detail::hash_mix(r1.hashes[slot16][5], 1)});
+  BOOST_TEST(s.get_computed_blocks(r1, hits) == 4u * 16u);
+  BOOST_TEST(hits[0].size() == 2u);
+  BOOST_TEST(hits[1].size() == 4u);
 }
 
 // tests/v1/core/test_single_type_kv_cache_manager.py::test_sliding_window_remove_skipped_blocks:
@@ -184,6 +431,125 @@ BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_remove_skipped_blocks) {
   expect(11, 4);  // tokens 0-7 out: blocks 4 then 3 freed (the longer prefix first)
   const Ids q = s.pool_->free_queue();
   BOOST_TEST((Ids(q.end() - 4, q.end())) == (Ids{1, 2, 4, 3}), boost::test_tools::per_element());
+}
+
+// tests/v1/core/test_single_type_kv_cache_manager.py::test_chunked_local_attention_remove_skipped_blocks:
+// chunk 4, block 2: the blocks of the chunks before the current one are nulled and freed.
+BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_remove_skipped_blocks) {
+  detail::Simulator s(config(2000, {group("chunked_local", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+  std::vector<Ids> hits;
+  detail::Req& r = add(s, prompt(22));
+  BOOST_TEST(s.allocate_slots(r, 22, nullptr, 0));  // (vLLM's test sets the block table directly)
+  const Ids original{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  BOOST_TEST(r.tables[0] == original, boost::test_tools::per_element());
+  auto expect = [&](std::uint64_t computed, std::size_t nulls) {
+    s.remove_skipped(0, r, computed);
+    Ids want = original;
+    for (std::size_t i = 0; i < nulls; ++i) want[i] = 0;
+    BOOST_TEST(r.tables[0] == want, boost::test_tools::per_element());
+  };
+  expect(0, 0);
+  expect(4, 2);   // token 4 starts the second chunk: tokens 0-3 are out
+  expect(6, 2);
+  expect(12, 6);  // tokens 0-11 are out
+  BOOST_TEST(s.pool_->num_free() == 1999u - 11u + 6u);
+}
+
+// tests/v1/core/test_single_type_kv_cache_manager.py::test_sliding_window_possible_cached_prefix:
+// window 4, block 2 (a hit needs cdiv(4 - 1, 2) = 2 contiguous blocks, searched right to left).
+// Which blocks are cached -> the hit's length; the blocks before the last two are null.
+BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_possible_cached_prefix) {
+  auto run_one_case = [](const std::vector<bool>& cached, std::size_t expect) {
+    detail::Simulator s(config(100, {group("sliding_window", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(2 * cached.size() + 1));
+    s.ensure_hashes(r, 0, cached.size());
+    for (std::size_t i = 0; i < cached.size(); ++i)  // block i + 10 cached under the request's hash i
+      if (cached[i]) s.pool_->cache(static_cast<std::uint32_t>(i + 10), detail::hash_mix(r.hashes[0][i], 0));
+    Ids out;
+    s.find_hit(0, r, 2 * cached.size(), out);
+    BOOST_TEST(out.size() == expect);
+    for (std::size_t i = 0; i + 2 < expect; ++i) BOOST_TEST(out[i] == 0u);
+    for (std::size_t i = 0; i < 2 && i < expect; ++i) BOOST_TEST(out[expect - i - 1] == expect - i - 1 + 10);
+  };
+  run_one_case(std::vector<bool>(10, false), 0);
+  run_one_case({true}, 1);
+  run_one_case({true, false}, 1);
+  run_one_case({true, true}, 2);
+  run_one_case({true, true, false}, 2);
+  run_one_case({true, true, true}, 3);
+  run_one_case({true, true, true, false}, 3);
+  run_one_case({true, true, false, true, false, false, true, true, false, true, true, true}, 12);
+  run_one_case({true, true, false, true, false, false, true, true, false, false, false}, 8);
+  run_one_case({true, true, false, true, false, false, true, true, false, false, false, true}, 8);
+}
+
+// tests/v1/core/test_single_type_kv_cache_manager.py::test_chunked_local_attention_possible_cached_prefix:
+// chunk 4, block 2: the blocks before the chunk holding max_length are null (computed), then the
+// cached blocks of the current chunk left to right. vLLM's cases with random.choice([True,
+// False]) * 8 are run with both values.
+BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_possible_cached_prefix) {
+  auto run_one_case = [](const std::vector<bool>& cached, std::uint64_t tail_token, std::size_t expect) {
+    detail::Simulator s(config(100, {group("chunked_local", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(2 * cached.size() + 2));
+    s.ensure_hashes(r, 0, cached.size());
+    for (std::size_t i = 0; i < cached.size(); ++i)
+      if (cached[i]) s.pool_->cache(static_cast<std::uint32_t>(i + 10), detail::hash_mix(r.hashes[0][i], 0));
+    Ids out;
+    s.find_hit(0, r, 2 * cached.size() + tail_token, out);
+    BOOST_TEST(out.size() == expect);
+    for (std::size_t i = 0; i < (expect - 1) / 2 && i < out.size(); ++i) BOOST_TEST(out[i] == 0u);
+  };
+  run_one_case({true}, 0, 1);
+  run_one_case({true}, 1, 1);
+  run_one_case({true, false}, 0, 2);
+  run_one_case({true, false}, 1, 2);
+  run_one_case({true, true}, 0, 2);
+  run_one_case({true, true}, 1, 2);
+  run_one_case({true, true, false}, 0, 2);
+  run_one_case({true, true, false}, 1, 2);
+  run_one_case({true, true, true}, 0, 3);
+  run_one_case({true, true, true}, 1, 3);
+  run_one_case({true, true, true, false}, 0, 4);
+  run_one_case({true, true, true, false}, 1, 4);
+  for (bool first8 : {true, false}) {
+    auto with = [first8](std::vector<bool> tail) {
+      std::vector<bool> v(8, first8);
+      v.insert(v.end(), tail.begin(), tail.end());
+      return v;
+    };
+    run_one_case(with({true}), 1, 9);
+    run_one_case(with({false}), 1, 8);
+    run_one_case(with({true, true}), 1, 10);
+    run_one_case(with({true, false}), 0, 10);
+    run_one_case(with({true, false}), 1, 10);
+    run_one_case(with({false, true}), 0, 10);
+    run_one_case(with({false, true}), 1, 10);
+    run_one_case(with({false, false}), 0, 10);
+    run_one_case(with({false, false}), 1, 10);
+  }
+}
+
+// tests/v1/core/test_single_type_kv_cache_manager.py::test_get_num_blocks_to_allocate (sliding
+// window), ::test_chunked_local_attention_get_num_blocks_to_allocate and
+// ::test_evictable_cached_blocks_not_double_allocated: the blocks a request lacks plus every
+// hit block in the free queue (ref count 0); null hit blocks cost nothing.
+BOOST_AUTO_TEST_CASE(vllm_test_get_num_blocks_to_allocate) {
+  for (const char* kind : {"sliding_window", "chunked_local"}) {
+    detail::Simulator s(config(100, {group(kind, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(40));
+    const std::vector<Ids> cached_1{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}};
+    const std::vector<Ids> cached_2{{0, 0, 0, 0, 0, 1, 2, 3, 4, 5}};
+    BOOST_TEST(s.num_blocks_to_allocate(r, 20 * 2, &cached_1) == 20u);
+    BOOST_TEST(s.num_blocks_to_allocate(r, 20 * 2, &cached_2) == 15u);
+  }
+  detail::Simulator s(config(100, {group("sliding_window", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Req& r = add(s, prompt(4));
+  const std::vector<Ids> evictable{{1}};
+  BOOST_TEST(s.num_blocks_to_allocate(r, 2 * 2, &evictable) == 2u);
+  std::vector<Ids> hits = evictable;
+  BOOST_TEST(s.allocate_slots(r, 2, &hits, 2));
+  BOOST_TEST(r.tables[0].size() == 2u);  // the hit block and one new block
+  BOOST_TEST(r.tables[0][0] == 1u);
 }
 
 // Scheduler.schedule (sched/scheduler.py): when allocate_slots fails for a running request the
@@ -217,6 +583,220 @@ BOOST_AUTO_TEST_CASE(preempts_the_last_running_request) {
   BOOST_TEST(s.reqs_[b].computed == 0u);
   BOOST_TEST(s.pool_->used() == 3u);
   BOOST_TEST(out.size() == 1u);  // nothing admitted in a step that preempted
+}
+
+// tests/v1/core/test_prefix_caching.py::test_can_fit_full_sequence_swa_cap_admits_long_prompt and
+// ::test_can_fit_full_sequence_full_attention_still_gates_oversized: the full-sequence admission
+// check (allocate_slots(full_sequence_must_fit=True)) counts a sliding-window group at its
+// per-request cap, cdiv(window - 1 + max_num_batched_tokens, block) + 1 = cdiv(191, 16) + 1 = 13
+// blocks (window 64, 128 batched tokens), and a full-attention group at the whole sequence.
+BOOST_AUTO_TEST_CASE(vllm_test_can_fit_full_sequence) {
+  auto groups = [] {
+    VllmGroup full = group("full_attention", 16), swa = group("sliding_window", 16, 64);
+    full.blocks_per_request = 64;  // cdiv(max_model_len 1024, 16)
+    swa.blocks_per_request = 13;
+    return std::vector<VllmGroup>{full, swa};
+  };
+  std::vector<Ids> hits;
+  {  // 32 + 13 = 45 blocks <= 77 usable: the 512-token prompt is admitted
+    detail::Simulator s(config(64 + 13 + 1, groups(), 1024), options(true, 128), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(32 * 16));
+    BOOST_TEST(s.get_computed_blocks(r, hits) == 0u);
+    BOOST_TEST(s.num_blocks_to_allocate(r, 32 * 16, &hits, true) == 32u + 13u);
+    BOOST_TEST(s.num_blocks_to_allocate(r, 32 * 16, &hits, false) == 32u + 32u);
+    BOOST_TEST(s.allocate_slots(r, 16, &hits, 0, true));
+  }
+  {  // 16 full-attention blocks alone exceed a 5-block pool
+    detail::Simulator s(config(5, groups(), 1024), options(true, 128), detail::StepTimer(unit_steps()));
+    detail::Req& r = add(s, prompt(16 * 16));
+    BOOST_TEST(s.get_computed_blocks(r, hits) == 0u);
+    BOOST_TEST(!s.allocate_slots(r, 16, &hits, 0, true));
+    BOOST_TEST(s.allocate_slots(r, 16, &hits, 0, false));  // its first chunk alone would fit
+  }
+}
+
+// The scheduler tests below follow tests/v1/core/test_scheduler.py, whose create_scheduler() gives
+// a single full-attention group of 16-token blocks, 10,000 blocks, max_num_seqs 16,
+// max_num_batched_tokens 8192 and max_model_len = max_num_batched_tokens, and whose
+// create_requests() gives request i the prompt [i] * num_tokens (10 by default) and max_tokens 16.
+namespace {
+detail::Simulator vllm_test_scheduler(bool caching, std::uint64_t batched = 8192, std::uint64_t seqs = 16,
+                                      std::uint64_t num_blocks = 10000, std::uint64_t block = 16,
+                                      std::uint64_t long_prefill = 0, bool chunked = true) {
+  SimOptions o = options(caching, batched, seqs);
+  o.scheduler.long_prefill_token_threshold = long_prefill;
+  o.scheduler.chunked_prefill = chunked;
+  return detail::Simulator(config(num_blocks, {group("full_attention", block)}, batched), o,
+                           detail::StepTimer(unit_steps()));
+}
+std::vector<std::uint32_t> vllm_test_requests(detail::Simulator& s, std::size_t n, std::uint64_t tokens = 10,
+                                              std::uint64_t max_tokens = 16) {
+  std::vector<std::uint32_t> ids;
+  for (std::size_t i = 0; i < n; ++i) ids.push_back(id_of(s, add(s, prompt(tokens, 0, 0, max_tokens))));
+  return ids;
+}
+}  // namespace
+
+// tests/v1/core/test_scheduler.py::test_schedule (both parametrisations): 10 requests of 10 tokens
+// are all scheduled in one step, each with its whole prompt, and run in arrival order.
+BOOST_AUTO_TEST_CASE(vllm_test_schedule) {
+  for (bool caching : {false, true}) {
+    detail::Simulator s = vllm_test_scheduler(caching);
+    const auto ids = vllm_test_requests(s, 10);
+    Scheduled out;
+    std::uint64_t preempted = 0;
+    s.schedule(out, preempted);
+    BOOST_TEST(out.size() == 10u);
+    for (auto [id, n] : out) BOOST_TEST(n == 10u);
+    BOOST_TEST(s.waiting_.empty());
+    BOOST_TEST(s.running_ == ids, boost::test_tools::per_element());
+  }
+}
+
+// tests/v1/core/test_scheduler.py::test_schedule_concurrent_partial_requests (both
+// parametrisations): max_num_batched_tokens 1024, long_prefill_token_threshold 400, three
+// 800-token prompts: 400 + 400 + 224, again 400 + 400 + 224, then 1 + 1 + 352.
+BOOST_AUTO_TEST_CASE(vllm_test_schedule_concurrent_partial_requests) {
+  for (bool caching : {true, false}) {
+    detail::Simulator s = vllm_test_scheduler(caching, 1024, 16, 10000, 16, 400);
+    const auto ids = vllm_test_requests(s, 3, 800);
+    Scheduled out;
+    BOOST_TEST(step(s, out) == 0u);
+    BOOST_TEST(out.size() == 3u);
+    BOOST_TEST(scheduled_tokens(out, ids[0]) == 400u);
+    BOOST_TEST(scheduled_tokens(out, ids[1]) == 400u);
+    BOOST_TEST(scheduled_tokens(out, ids[2]) == 224u);
+    BOOST_TEST(step(s, out) == 0u);
+    BOOST_TEST(s.running_.size() == 3u);
+    BOOST_TEST(scheduled_tokens(out, ids[0]) == 400u);
+    BOOST_TEST(scheduled_tokens(out, ids[1]) == 400u);
+    BOOST_TEST(scheduled_tokens(out, ids[2]) == 224u);
+    BOOST_TEST(step(s, out) == 0u);  // the first two are decoding
+    BOOST_TEST(s.running_.size() == 3u);
+    BOOST_TEST(scheduled_tokens(out, ids[0]) == 1u);
+    BOOST_TEST(scheduled_tokens(out, ids[1]) == 1u);
+    BOOST_TEST(scheduled_tokens(out, ids[2]) == 800u - 224u - 224u);
+  }
+}
+
+// tests/v1/core/test_scheduler.py::test_schedule_order: max_num_batched_tokens 1024,
+// max_num_seqs 3, two 800-token then two 10-token prompts. With chunked prefill the second long
+// prompt is chunked into the remaining 224 tokens (2 new requests); without it the scheduler
+// stops at the long request rather than skip ahead to the short ones (1 new request).
+BOOST_AUTO_TEST_CASE(vllm_test_schedule_order) {
+  for (bool chunked : {true, false}) {
+    detail::Simulator s = vllm_test_scheduler(false, 1024, 3, 10000, 16, 0, chunked);
+    vllm_test_requests(s, 2, 800);
+    vllm_test_requests(s, 2, 10);
+    Scheduled out;
+    std::uint64_t preempted = 0;
+    s.schedule(out, preempted);
+    BOOST_TEST(out.size() == (chunked ? 2u : 1u));
+  }
+}
+
+// tests/v1/core/test_scheduler.py::test_memory_leak: five 10-token requests (max_tokens 10) added
+// one per step, run until nothing runs: every block is back in the free queue (all but the null
+// block) with ref count 0.
+BOOST_AUTO_TEST_CASE(vllm_test_memory_leak) {
+  detail::Simulator s = vllm_test_scheduler(true);
+  Scheduled out;
+  for (int i = 0; i < 5; ++i) {
+    vllm_test_requests(s, 1, 10, 10);
+    step(s, out);
+  }
+  while (true) {
+    step(s, out);
+    if (s.running_.empty()) break;
+  }
+  BOOST_TEST(s.waiting_.empty());
+  BOOST_TEST(s.pool_->num_free() == 10000u - 1u);
+  for (std::uint32_t b = 1; b < 10000; ++b)
+    if (s.pool_->ref(b) != 0) BOOST_FAIL("block " << b << " still referenced");
+}
+
+// tests/v1/core/test_scheduler.py::test_ec_connector_unable_to_allocate[use_kv_connector=False]
+// (the KV cache side; the encoder-cache side is not modelled): block size 4, 10 blocks, two
+// 24-token requests with max_tokens 2. One runs, the other waits until it has finished and freed
+// all 9 usable blocks, then runs alone.
+BOOST_AUTO_TEST_CASE(vllm_test_unable_to_allocate) {
+  detail::Simulator s = vllm_test_scheduler(true, 8192, 16, 10, 4);
+  const auto ids = vllm_test_requests(s, 2, (10 / 2 + 1) * 4, 2);
+  Scheduled out;
+  step(s, out);
+  BOOST_TEST(scheduled_tokens(out, ids[0]) == 24u);
+  BOOST_TEST(s.running_.size() == 1u);
+  BOOST_TEST(s.waiting_.size() == 1u);
+  while (!s.running_.empty()) {  // _step_until_done: decode steps of 1 token
+    step(s, out);
+    for (auto [id, n] : out) BOOST_TEST(n == 1u);
+  }
+  BOOST_TEST(s.pool_->num_free() == 10u - 1u);
+  BOOST_TEST(s.waiting_.size() == 1u);
+  step(s, out);
+  BOOST_TEST(scheduled_tokens(out, ids[1]) == 24u);
+  BOOST_TEST(s.running_.size() == 1u);
+  BOOST_TEST(s.waiting_.empty());
+  while (!s.running_.empty()) step(s, out);
+  BOOST_TEST(s.pool_->num_free() == 10u - 1u);
+}
+
+// tests/v1/core/test_scheduler.py::test_kv_connector_handles_preemption, without the KV
+// connector: block size 2, 7 blocks (6 usable), two 5-token prompts with max_tokens 4, prefix
+// caching on. Both run for two steps; the third step's new block preempts the second request;
+// the first finishes and frees everything; the second resumes with a local prefix hit of 2 blocks
+// (its third block was evicted for the first request's new block; vLLM's test adds 2 tokens from
+// the connector on top of these and so schedules 1 token where kvplan schedules 3) and finishes.
+BOOST_AUTO_TEST_CASE(vllm_test_handles_preemption) {
+  detail::Simulator s = vllm_test_scheduler(true, 8192, 16, 7, 2);
+  const auto ids = vllm_test_requests(s, 2, 2 * 2 + 1, 2 * 2);
+  Scheduled out;
+  BOOST_TEST(step(s, out) == 0u);  // 1st token
+  BOOST_TEST(s.running_.size() == 2u);
+  BOOST_TEST(step(s, out) == 0u);  // 2nd token
+  BOOST_TEST(s.running_.size() == 2u);
+  BOOST_TEST(scheduled_tokens(out, ids[0]) == 1u);
+  BOOST_TEST(scheduled_tokens(out, ids[1]) == 1u);
+  BOOST_TEST(step(s, out) == 1u);  // 3rd token: a new block, the second request preempted
+  BOOST_TEST(out.size() == 1u);
+  BOOST_TEST(scheduled_tokens(out, ids[0]) == 1u);
+  BOOST_TEST(s.running_ == (Ids{ids[0]}), boost::test_tools::per_element());
+  BOOST_TEST(s.waiting_.size() == 1u);
+  BOOST_TEST(step(s, out) == 0u);  // 4th and last token of the first request
+  BOOST_TEST(out.size() == 1u);
+  BOOST_TEST(s.running_.empty());
+  BOOST_TEST(s.waiting_.size() == 1u);
+  BOOST_TEST(s.pool_->num_free() == 7u - 1u);
+  const std::uint64_t hits_before = s.prefix_hit_;
+  BOOST_TEST(step(s, out) == 0u);  // the preempted request resumes: 5 prompt + 2 output tokens
+  BOOST_TEST(s.prefix_hit_ - hits_before == 2u * 2u);
+  BOOST_TEST(scheduled_tokens(out, ids[1]) == 7u - 4u);
+  BOOST_TEST(s.running_.size() == 1u);
+  BOOST_TEST(s.waiting_.empty());
+  BOOST_TEST(step(s, out) == 0u);  // its 4th and last token
+  BOOST_TEST(scheduled_tokens(out, ids[1]) == 1u);
+  BOOST_TEST(s.running_.empty());
+  BOOST_TEST(s.pool_->num_free() == 7u - 1u);
+}
+
+// Scheduler.schedule passes full_sequence_must_fit=scheduler_reserve_full_isl (default True) for
+// waiting requests only: with 6 blocks free and a 64-token budget, a 160-token prompt (10 blocks)
+// waits although its first 64-token chunk (4 blocks) would fit; with the flag off it is admitted
+// and chunked. A running request's next chunk is never gated this way.
+BOOST_AUTO_TEST_CASE(reserve_full_isl_gates_waiting_requests_only) {
+  for (bool reserve : {true, false}) {
+    SimOptions o = options(false, 64);
+    o.scheduler.reserve_full_isl = reserve;
+    detail::Simulator s(config(11, {group("full_attention", 16)}), o, detail::StepTimer(unit_steps()));
+    const std::uint32_t a = id_of(s, add(s, prompt(64, 0, 0, 100)));
+    Scheduled out;
+    step(s, out);  // A: 4 blocks
+    const std::uint32_t b = id_of(s, add(s, prompt(160, 0, 0, 1)));
+    step(s, out);
+    BOOST_TEST(scheduled_tokens(out, a) == 1u);
+    BOOST_TEST(scheduled_tokens(out, b) == (reserve ? 0u : 63u));
+    BOOST_TEST(s.waiting_.size() == (reserve ? 1u : 0u));
+  }
 }
 
 // N identical requests of max_model_len - 1 prompt tokens arriving together: the scheduler
@@ -436,7 +1016,8 @@ BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
 BOOST_AUTO_TEST_CASE(launch_command_read_by_the_check_layer) {
   const Deployment d = parse_launch_command(split_command_line(
       "vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 -tp 2 --max-num-seqs 64 --long-prefill-token-threshold 512 "
-      "--no-enable-chunked-prefill --kv-cache-dtype fp8 --no-enable-prefix-caching --block-size 32"));
+      "--no-enable-chunked-prefill --kv-cache-dtype fp8 --no-enable-prefix-caching --block-size 32 "
+      "--no-scheduler-reserve-full-isl"));
   const VllmLaunch l = read_vllm_launch(d, h100());
   BOOST_TEST(l.model_ref == "meta-llama/Llama-3.1-8B");
   BOOST_TEST(l.model.name == load_model("meta-llama/Llama-3.1-8B").name);
@@ -448,6 +1029,9 @@ BOOST_AUTO_TEST_CASE(launch_command_read_by_the_check_layer) {
   BOOST_TEST(l.max_num_seqs == 64u);
   BOOST_TEST(l.long_prefill_token_threshold == 512u);
   BOOST_TEST(!l.chunked_prefill);
+  BOOST_TEST(!l.reserve_full_isl);
+  BOOST_TEST(read_vllm_launch(parse_launch_command(split_command_line("vllm serve meta-llama/Llama-3.1-8B")), h100())
+                 .reserve_full_isl);  // SchedulerConfig's default
   BOOST_TEST(!l.max_num_batched_tokens_given);
   BOOST_TEST(!l.options.blackwell);
   // DeepSeek-V3's MLA off SM90/SM100: vLLM picks TRITON_MLA (vllm/platforms/cuda.py), as check does.

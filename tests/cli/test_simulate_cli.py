@@ -85,6 +85,30 @@ def concurrency_reaches_engine_figure():
     assert j["finished"] == 300 and j["preemptions"] == 0
 
 
+def full_sequence_admission():
+    # vLLM's scheduler_reserve_full_isl (default True): a waiting request is admitted only when
+    # its whole prompt's blocks are free. A 1 GiB cache is 1 GiB / (32 x 8 x 128 x 2 x 2 B x 16)
+    # = 512 blocks, 511 usable; a 3000-token prompt needs cdiv(3000, 16) = 188, so at most two are
+    # admitted (376 <= 511 < 564) and each grows to cdiv(3050, 16) = 191 blocks: 382 at the peak,
+    # no preemption. With --no-scheduler-reserve-full-isl a third is admitted on its first
+    # 512-token chunk and the cache runs out.
+    trace = write("".join(json.dumps({"arrival_s": 0, "prompt_tokens": 3000, "output_tokens": 50}) + "\n"
+                          for _ in range(20)), ".jsonl")
+    flags = ["--gpu", "H100", "--max-model-len", "4096", "--max-num-batched-tokens", "512",
+             "--kv-cache-memory", "1GiB", "--trace", trace]
+    on = js("simulate", MODEL, *flags)
+    assert on["num_blocks"] == 512, on["num_blocks"]
+    assert on["peak_running"] == 2 and on["peak_blocks"] == 382 and on["preemptions"] == 0, on
+    off = js("simulate", MODEL, *flags, "--no-scheduler-reserve-full-isl")
+    assert off["peak_running"] > 2 and off["preemptions"] > 0, off
+    assert any("first chunk" in n for n in off["notes"]) and not any("first chunk" in n for n in on["notes"])
+    r = run("simulate", "--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", MODEL, "--max-model-len",
+            "4096", "--max-num-batched-tokens", "512", "--kv-cache-memory-bytes", str(2**30),
+            "--no-scheduler-reserve-full-isl")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["preemptions"] == off["preemptions"]
+
+
 def csv_and_text():
     out = tempfile.mktemp(suffix=".csv")
     r = run("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--workload", "requests=20 rate=2", "--csv", out)

@@ -51,3 +51,15 @@ def test_bad_input():
         kvplan.simulate(MODEL, gpu="H100")
     with pytest.raises(kvplan.KvplanError, match="prompt_tokens"):
         kvplan.simulate(MODEL, gpu="H100", requests=[{"arrival_s": 0, "output_tokens": 3}])
+
+
+def test_full_sequence_admission():
+    # scheduler_reserve_full_isl (vLLM's default): 512 blocks of 16 tokens (1 GiB), 3000-token
+    # prompts need 188 blocks each, so two run at once (growing to 2 x 191 = 382 blocks) and none is
+    # preempted; admitting on the first chunk alone overcommits the cache (tests/cli has the CLI's).
+    reqs = [{"arrival_s": 0, "prompt_tokens": 3000, "output_tokens": 50} for _ in range(20)]
+    kw = dict(gpu="H100", max_model_len=4096, max_num_batched_tokens=512, kv_cache_memory="1GiB", requests=reqs)
+    on = kvplan.simulate(MODEL, **kw)
+    assert (on.num_blocks, on.peak_running, on.peak_blocks, on.preemptions) == (512, 2, 382, 0)
+    off = kvplan.simulate(MODEL, scheduler_reserve_full_isl=False, **kw)
+    assert off.peak_running > 2 and off.preemptions > 0

@@ -46,9 +46,9 @@ def _model(model):
 def simulate(model, *, gpu, workload=None, trace=None, requests=None, max_model_len=None, max_num_seqs=None,
              max_num_batched_tokens=None, kv_cache_dtype=None, block_size=None, gpu_memory_utilization=None,
              kv_cache_memory=None, enable_prefix_caching=True, tensor_parallel_size=1, pipeline_parallel_size=1,
-             long_prefill_token_threshold=None, enable_chunked_prefill=True, slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0,
-             calibration=None, prefill_efficiency=0.5, steps=False, find=None, slo_percentile=0.9, price=0.0,
-             target_rate=0.0):
+             long_prefill_token_threshold=None, enable_chunked_prefill=True, scheduler_reserve_full_isl=True,
+             slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0, calibration=None, prefill_efficiency=0.5, steps=False, find=None,
+             slo_percentile=0.9, price=0.0, target_rate=0.0):
     """Simulate vLLM V1 serving `model` on one replica of `gpu` (tensor_parallel_size GPUs).
 
     Give exactly one workload: `workload` (a spec string, e.g. "rate=10 requests=1000
@@ -66,9 +66,11 @@ def simulate(model, *, gpu, workload=None, trace=None, requests=None, max_model_
     if max_model_len is not None:
         argv += ["--max-model-len", str(_core.parse_tokens(str(max_model_len)))]
     for flag, value in (("--kv-cache-dtype", kv_cache_dtype), ("--block-size", block_size),
-                        ("--gpu-memory-utilization", gpu_memory_utilization), ("--kv-cache-memory", kv_cache_memory)):
+                        ("--gpu-memory-utilization", gpu_memory_utilization)):
         if value is not None:
             argv += [flag, str(value)]
+    if kv_cache_memory is not None:  # vLLM's flag takes whole bytes ("20GiB" is read here, as the CLI does)
+        argv += ["--kv-cache-memory-bytes", str(_core.parse_bytes(str(kv_cache_memory)))]
     if not enable_prefix_caching:
         argv.append("--no-enable-prefix-caching")
     chk = _core._check(command=argv, gpu=gpu)
@@ -79,7 +81,8 @@ def simulate(model, *, gpu, workload=None, trace=None, requests=None, max_model_
               "max_num_batched_tokens": mnbt, "enable_prefix_caching": enable_prefix_caching,
               "available_kv_bytes": chk["per_gpu"]["kv_budget_bytes"], "blackwell": d["blackwell"]}
     seqs = max_num_seqs if max_num_seqs is not None else d["max_num_seqs"]
-    out = _core._simulate(m, gpu, engine, seqs, long_prefill_token_threshold, enable_chunked_prefill, workload,
+    out = _core._simulate(m, gpu, engine, seqs, long_prefill_token_threshold, enable_chunked_prefill,
+                          scheduler_reserve_full_isl, workload,
                           trace, requests, calibration, prefill_efficiency, slo_ttft, slo_tpot, slo_e2e, steps, find,
                           slo_percentile, price, target_rate)
     if out.get("num_blocks", chk["engine_result"]["num_blocks"]) != chk["engine_result"]["num_blocks"]:

@@ -127,6 +127,10 @@ struct SimSchedulerOptions {
   std::uint64_t max_num_seqs = 256;              // --max-num-seqs (SchedulerConfig default 256)
   std::uint64_t long_prefill_token_threshold = 0;  // --long-prefill-token-threshold (0 = off)
   bool chunked_prefill = true;                   // --enable-chunked-prefill (V1 default on)
+  // --scheduler-reserve-full-isl (SchedulerConfig.scheduler_reserve_full_isl, default True): a
+  // waiting request is admitted only when the blocks of its whole sequence fit, not just those of
+  // its first chunk (sliding-window and chunked-local groups counted at their per-request cap).
+  bool reserve_full_isl = true;
 };
 
 struct SloTargets {

@@ -252,6 +252,7 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
   if (f.has("--max-num-seqs")) L.max_num_seqs = positive(int_flag(f, "--max-num-seqs", 1), "--max-num-seqs");
   if (f.has("--long-prefill-token-threshold")) L.long_prefill_token_threshold = vllm_int_flag(f, "--long-prefill-token-threshold", 0);
   if (f.has("--enable-chunked-prefill")) L.chunked_prefill = bool_flag(f, "--enable-chunked-prefill");
+  if (f.has("--scheduler-reserve-full-isl")) L.reserve_full_isl = bool_flag(f, "--scheduler-reserve-full-isl");
   L.enforce_eager = bool_flag(f, "--enforce-eager");
   return L;
 }

@@ -3,8 +3,10 @@
 // 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b) and vllm/entrypoints/openai/cli_args.py
 // (make_arg_parser, FrontendArgs, BaseFrontendArgs; commit 005223338608bc94fd165a4f976c102a57bd1fc4),
 // plus the newer cache flags kvplan models (--attention-backend, --mamba-cache-mode; see
-// /shared/spec/engines.md). Arity follows get_kwargs: bool fields are BooleanOptionalAction
-// (--x / --no-x), list fields nargs='+'. The same list is in tests/data/engine_flags/vllm.txt.
+// /shared/spec/engines.md) and the newer scheduler flag kvplan simulate reads
+// (--scheduler-reserve-full-isl, SchedulerConfig.scheduler_reserve_full_isl). Arity follows
+// get_kwargs: bool fields are BooleanOptionalAction (--x / --no-x), list fields nargs='+'. The
+// same list is in tests/data/engine_flags/vllm.txt.
 // memory: modelled by kvplan check (the budget terms of kvplan/budget.h included: --quantization fp8
 // weights, --cpu-offload-gb, --enable-expert-parallel, --speculative-config drafts, LoRA slots;
 // --max-cpu-loras is read as host memory, no GPU bytes); ignored: does not change GPU memory;
@@ -225,6 +227,8 @@ EngineFlagTable vllm_flag_table() {
 --scheduler-cls | 1 | ignored
 --disable-hybrid-kv-cache-manager | 0 | memory | neg=--no-disable-hybrid-kv-cache-manager
 --async-scheduling | 0 | ignored | neg=--no-async-scheduling
+# newer vLLM: SchedulerConfig.scheduler_reserve_full_isl (vllm/config/scheduler.py; read by kvplan simulate)
+--scheduler-reserve-full-isl | 0 | ignored | neg=--no-scheduler-reserve-full-isl
 # CompilationConfig
 --cudagraph-capture-sizes | + | ignored
 --cuda-graph-sizes | + | ignored

@@ -12,14 +12,17 @@
 //    tail blocks are evicted first. FullAttentionManager (also MLA) and SlidingWindowManager
 //    (remove_skipped_blocks nulls and frees blocks wholly outside the window; the right-to-left
 //    find_longest_cache_hit needing cdiv(window - 1, block_size) contiguous blocks);
-//    ChunkedLocalAttentionManager's skipped blocks; MambaManager's per-request state blocks.
+//    ChunkedLocalAttentionManager's skipped blocks and cache hits (null before the current
+//    chunk); MambaManager's per-request state blocks.
 //  - KVCacheManager.allocate_slots / get_computed_blocks (kv_cache_manager.py) and the hybrid
 //    coordinator's fixed-point cache-hit search (kv_cache_coordinator.py).
 //  - Scheduler.schedule (sched/scheduler.py): running requests first, in order, with a token
 //    budget of max_num_batched_tokens; when allocate_slots fails the LAST running request is
 //    preempted (freed, num_computed_tokens = 0, put at the front of the waiting queue) until
 //    the current one fits or is itself preempted; waiting requests (FCFS) only when nothing
-//    was preempted this step, up to max_num_seqs running, with chunked prefill.
+//    was preempted this step, up to max_num_seqs running, with chunked prefill; a waiting
+//    request is admitted only when its whole sequence's blocks fit (scheduler_reserve_full_isl,
+//    allocate_slots(full_sequence_must_fit=True), sliding/chunked groups at their admission cap).
 //  - update_from_output: a request whose computed tokens reach its length samples one token;
 //    it finishes (and frees its blocks) at max_tokens.
 // docs/simulate.md lists what is simplified.

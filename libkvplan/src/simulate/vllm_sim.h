@@ -245,6 +245,7 @@ struct Group {
   std::size_t slot = 0;                // which block-size hash list it uses
   std::uint64_t mamba_blocks = 1;      // blocks a running request holds (Mamba)
   std::uint64_t contiguous = 1;        // sliding window: blocks a hit needs
+  std::uint64_t admission_cap = 0;     // sliding window, chunked local: blocks one request holds at most (0: none)
 };
 
 enum class State { waiting, running, done };
@@ -418,6 +419,9 @@ class Simulator {
       else x.kind = GroupKind::full;  // full_attention, mla
       if (x.block == 0) throw Error("kvplan simulate: internal error: a KV cache group with block size 0");
       if (x.kind == GroupKind::sliding) x.contiguous = std::max<std::uint64_t>(1, ceil_div(x.window - 1, x.block));
+      // The recycling-aware admission cap (SlidingWindowSpec.max_admission_blocks_per_request and
+      // its chunked-local counterpart) is the per-request bound the profile sizes the pool with.
+      if (x.kind == GroupKind::sliding || x.kind == GroupKind::chunked) x.admission_cap = g.blocks_per_request;
       if (x.kind == GroupKind::mamba) {
         const std::string& mode = profile_.mamba_cache_mode;
         x.mamba_blocks = mode == "align" ? 2 : 1;
@@ -428,7 +432,6 @@ class Simulator {
       if (it == sizes.end()) sizes.push_back(x.block);
       groups_.push_back(x);
       has_mamba_ = has_mamba_ || x.kind == GroupKind::mamba;
-      has_chunked_ = has_chunked_ || x.kind == GroupKind::chunked;
     }
     slot_sizes_ = sizes;
     simple_ = sizes.size() == 1 && (sizes[0] & (sizes[0] - 1)) == 0;
@@ -569,9 +572,12 @@ class Simulator {
     r.notes.push_back("vLLM V1 scheduler and KV cache manager mirrored step by step; the block count is kvplan's vLLM "
                       "profile (block 0 is vLLM's null block, so " + format_count(profile_.num_blocks - 1) +
                       " blocks are usable)");
-    if (caching_ && (has_mamba_ || has_chunked_))
-      r.notes.push_back("prefix-cache hits are not simulated for models with Mamba or chunked-local groups (counted "
-                        "as misses: a conservative simplification)");
+    if (!o_.scheduler.reserve_full_isl)
+      r.notes.push_back("waiting requests are admitted when their first chunk fits (--no-scheduler-reserve-full-isl), "
+                        "not only when their whole sequence does");
+    if (caching_ && has_mamba_)
+      r.notes.push_back("prefix-cache hits are not simulated for models with Mamba groups (counted as misses: a "
+                        "conservative simplification)");
     if (has_mamba_)
       r.notes.push_back("Mamba state: " + std::string(profile_.mamba_cache_mode) +
                         " mode, modelled as " + (mamba_all_ ? "one block per block_size tokens" :
@@ -649,10 +655,23 @@ class Simulator {
   void find_hit(std::size_t gi, Req& q, std::uint64_t max_len, std::vector<std::uint32_t>& out) {
     const Group& g = groups_[gi];
     out.clear();
-    if (g.kind == GroupKind::mamba || g.kind == GroupKind::chunked) return;
+    if (g.kind == GroupKind::mamba) return;
     const std::uint64_t n = max_len / g.block;
     ensure_hashes(q, g.slot, n);
     const auto& h = q.hashes[g.slot];
+    if (g.kind == GroupKind::chunked) {
+      // ChunkedLocalAttentionManager.find_longest_cache_hit: the blocks before the chunk that
+      // holds max_len are out of every later token's window, so they count as computed (null);
+      // from the chunk's first block on, the cached blocks left to right until the first miss.
+      const std::uint64_t start = g.window ? max_len / g.window * g.window / g.block : 0;
+      out.assign(std::min(start, n), kNull);
+      for (std::uint64_t i = out.size(); i < n; ++i) {
+        const std::uint32_t b = pool_->get_cached(hash_mix(h[i], gi));
+        if (b == kNone) break;
+        out.push_back(b);
+      }
+      return;
+    }
     if (g.kind == GroupKind::full) {
       for (std::uint64_t i = 0; i < n; ++i) {
         const std::uint32_t b = pool_->get_cached(hash_mix(h[i], gi));
@@ -725,7 +744,32 @@ class Simulator {
     if (!removed_.empty()) pool_->free_blocks(removed_);
   }
 
-  bool allocate_slots(Req& q, std::uint64_t n_new, std::vector<std::vector<std::uint32_t>>* hits, std::uint64_t n_hit) {
+  // SingleTypeKVCacheManager.get_num_blocks_to_allocate summed over the groups: the blocks the
+  // request still lacks for `need` tokens (beyond those it holds and its hits), plus every hit
+  // block that sits in the free queue (ref count 0), since taking it removes it from there.
+  // `admission_cap`: sliding-window and chunked-local groups need at most their per-request cap
+  // (apply_admission_cap, used only by the full-sequence admission check).
+  std::uint64_t num_blocks_to_allocate(const Req& q, std::uint64_t need,
+                                       const std::vector<std::vector<std::uint32_t>>* hits,
+                                       bool admission_cap = false) const {
+    std::uint64_t want = 0;
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const std::uint64_t held = q.tables[g].size() + (hits ? (*hits)[g].size() : 0);
+      std::uint64_t req = required_blocks(groups_[g], need);
+      if (admission_cap && groups_[g].admission_cap) req = std::min(req, groups_[g].admission_cap);
+      if (req > held) want += req - held;
+      if (hits)
+        for (std::uint32_t b : (*hits)[g])
+          if (b != kNull && pool_->ref(b) == 0) ++want;
+    }
+    return want;
+  }
+
+  // KVCacheManager.allocate_slots. `full_sequence_must_fit` (the scheduler passes
+  // scheduler_reserve_full_isl for waiting requests): refuse unless the blocks of the whole
+  // sequence, min(num_tokens, max_model_len), are free now, with the admission cap.
+  bool allocate_slots(Req& q, std::uint64_t n_new, std::vector<std::vector<std::uint32_t>>* hits, std::uint64_t n_hit,
+                      bool full_sequence_must_fit = false) {
     if (!hits && simple_) {
       // Fast path (same outcome as below): full-attention groups of one block size, a running
       // request whose blocks already cover the new tokens and that fills no new block.
@@ -738,17 +782,11 @@ class Simulator {
     }
     const std::uint64_t computed = q.computed + n_hit;
     const std::uint64_t need = std::min(computed + n_new, M_);
+    if (full_sequence_must_fit &&
+        num_blocks_to_allocate(q, std::min(q.num_tokens(), M_), hits, true) > pool_->num_free())
+      return false;
     for (std::size_t g = 0; g < groups_.size(); ++g) remove_skipped(g, q, q.computed);
-    std::uint64_t want = 0;
-    for (std::size_t g = 0; g < groups_.size(); ++g) {
-      const std::uint64_t held = q.tables[g].size() + (hits ? (*hits)[g].size() : 0);
-      const std::uint64_t req = required_blocks(groups_[g], need);
-      if (req > held) want += req - held;
-      if (hits)
-        for (std::uint32_t b : (*hits)[g])
-          if (b != kNull && pool_->ref(b) == 0) ++want;
-    }
-    if (want > pool_->num_free()) return false;
+    if (num_blocks_to_allocate(q, need, hits) > pool_->num_free()) return false;
     if (hits) {
       for (std::size_t g = 0; g < groups_.size(); ++g) {
         for (std::uint32_t b : (*hits)[g]) pool_->touch(b);
@@ -834,7 +872,7 @@ class Simulator {
       if (thr > 0) n = std::min(n, thr);
       if (!o_.scheduler.chunked_prefill && n > budget) break;
       n = std::min(n, budget);
-      if (!allocate_slots(q, n, &hits, hit)) break;
+      if (!allocate_slots(q, n, &hits, hit, o_.scheduler.reserve_full_isl)) break;
       waiting_.pop_front();
       q.computed = hit;
       q.state = State::running;
@@ -917,7 +955,7 @@ class Simulator {
   SimOptions o_;
   VllmResult profile_;
   StepTimer timer_;
-  bool caching_ = true, has_mamba_ = false, has_chunked_ = false, mamba_all_ = false;
+  bool caching_ = true, has_mamba_ = false, mamba_all_ = false;
   std::uint64_t M_ = 0;
   std::vector<Group> groups_;
   std::vector<std::uint64_t> slot_sizes_;
