@@ -6,8 +6,9 @@
 - both: each field set to a non-default value through its CLI flag and through its Python keyword
   gives the same request echo ("request") and the same plan, and an echo that differs from the
   defaults' (the option reaches the library);
-- the page (read statically, no emscripten build): every option its plan form sends
-  (web/site/app.js) and the WebAssembly shell reads (web/src/kvplan_wasm.cpp) is a table field.
+- the page (read statically, no emscripten build): the WebAssembly shell passes the form to the
+  library's parser (plan_input_from_request) and the page builds its plan form from the table;
+  tests/web/test.mjs drives every field through the page itself.
 Usage: test_fields_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import inspect
 import json
@@ -202,21 +203,14 @@ for name, (words, kw) in SIZE_CASES.items():
         check(f"size {name}: same result from the CLI and Python", without(p, "schema") == without(c, "schema"),
               sorted(k for k in c if k != "schema" and p.get(k) != c[k]))
 
-# The page, read statically: its plan form sends only table fields (plus the model).
-names = {f["name"] for f in fields}
-app = open(os.path.join(SRC, "web", "site", "app.js")).read()
-sent = set()
-for call in re.findall(r"call\('plan',\s*(\{[^}]*\}|\w+)", app):
-    sent |= set(re.findall(r"(\w+):", call))
-for obj in re.findall(r"const args = (\{[^}]*\});\s*const p = call\('plan'", app):
-    sent |= set(re.findall(r"(\w+):", obj))
-check("the page calls plan", len(sent) >= 5, sorted(sent))
-check("the page's plan options are table fields", sent - {"model"} <= names, sorted(sent - {"model"} - names))
+# The page, read statically (its behaviour is tests/web/test.mjs's "every request field" test, which
+# needs the emscripten build): the WebAssembly shell hands the page's plan and size fields to the
+# library's own parser, and reads none of them itself.
 wasm = open(os.path.join(SRC, "web", "src", "kvplan_wasm.cpp")).read()
-body = wasm[wasm.index("PlanInput plan_input("):]
-body = body[: body.index("\n}\n")]
-read = set(re.findall(r'_field\(a, "(\w+)"', body)) | ({"kv_dtype", "k_dtype", "v_dtype", "state_dtype"} if "apply_dtypes(a" in body else set())
-check("the WebAssembly shell reads only table fields", read <= names, sorted(read - names))
-print("table fields the page does not offer yet:", ", ".join(sorted(names - read)) or "none")
+check("the page's plan request goes through plan_input_from_request", "plan_input_from_request(request_of(a" in wasm)
+check("the page's size request goes through workload_from_request", "workload_from_request(request_of(a" in wasm)
+read = set(re.findall(r'_field\(a, "(\w+)"', wasm[wasm.index("json do_plan("):wasm.index("// Seed S13")]))
+check("the shell reads no plan field itself", read == set(), sorted(read))
+check("the page builds its plan form from the table", "call('fields'" in open(os.path.join(SRC, "web", "site", "app.js")).read())
 
 finish()
