@@ -75,38 +75,11 @@ for verb, text in (("plan", plan_help), ("sweep", sweep_help)):
     check(f"{verb}: every flag is a table field or the verb's own", flags - names_by_flag - VERB_ONLY == set(),
           sorted(flags - names_by_flag - VERB_ONLY))
 
-# Every field set away from its default: (CLI words, Python keywords). Extra settings a field
-# needs (pp_layers needs pp 2; offload needs a bandwidth) are on both sides.
-MODEL, GPU = "Qwen/Qwen3-8B", "H100"
-CASES = {
-    "gpu": (["--gpu", "A100"], {"gpu": "A100"}),
-    "gpu_memory": (["--gpu-memory", "70GB"], {"gpu_memory": 70_000_000_000}),
-    "gpu_bandwidth": (["--gpu-bandwidth", "2e12"], {"gpu_bandwidth": 2e12}),
-    "gpu_flops": (["--gpu-flops", "5e14"], {"gpu_flops": 5e14}),
-    "gpus": (["--gpus", "2"], {"gpus": 2}),
-    "tp": (["--tp", "2"], {"tp": 2}),
-    "pp": (["--pp", "2"], {"pp": 2}),
-    "pp_layers": (["--pp", "2", "--pp-layers", "20,16"], {"pp": 2, "pp_layers": [20, 16]}),
-    "dp": (["--dp", "2"], {"dp": 2}),
-    "context": (["--context", "32k"], {"context": 32768}),
-    "concurrency": (["--concurrency", "8"], {"concurrency": 8}),
-    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
-    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
-    "v_dtype": (["--v-dtype", "fp8_e5m2"], {"v_dtype": "fp8_e5m2"}),
-    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
-    "weight_dtype": (["--weight-dtype", "awq"], {"weight_dtype": "awq"}),
-    "weights": (["--weights", "10GB"], {"weights": 10_000_000_000}),
-    "engine": (["--engine", "vllm"], {"engine": "vllm"}),
-    "utilization": (["--utilization", "0.8"], {"utilization": 0.8}),
-    "reserved": (["--reserved", "3GiB"], {"reserved": 3 * 2**30}),
-    "runtime_overhead": (["--runtime-overhead", "2GiB"], {"runtime_overhead": "2GiB"}),
-    "prefill_chunk": (["--prefill-chunk", "4096"], {"prefill_chunk": 4096}),
-    "block_tokens": (["--block-tokens", "32"], {"block_tokens": 32}),
-    "shared_prefix": (["--shared-prefix", "1024"], {"shared_prefix": 1024}),
-    "offload": (["--offload", "100GB", "--offload-bandwidth", "64e9"], {"offload": "100GB", "offload_bandwidth": 64e9}),
-    "offload_bandwidth": (["--offload-bandwidth", "32e9"], {"offload_bandwidth": 32e9}),
-    "prefill_efficiency": (["--prefill-efficiency", "0.7"], {"prefill_efficiency": 0.7}),
-}
+# Every field set away from its default: (CLI words, Python keywords), from the shared table of cases
+# (tests/data/request_cases.json, which tests/web/test.mjs drives through the page as well).
+CASES_DOC = json.load(open(os.path.join(SRC, "tests", "data", "request_cases.json")))
+MODEL, GPU = CASES_DOC["plan"]["model"], CASES_DOC["plan"]["gpu"]
+CASES = {k: (c["cli"], c["python"]) for k, c in CASES_DOC["plan"]["cases"].items()}
 check("a case for every field", sorted(CASES) == sorted(f["name"] for f in fields),
       sorted(set(CASES) ^ {f["name"] for f in fields}))
 
@@ -180,16 +153,8 @@ for f in size_fields:
     check(f"size --help has {f['cli_flag']}", f["cli_flag"] in size_help)
     if "help" in f:
         check(f"size {f['cli_flag']} help is the table's", " ".join(f["help"].split()) in size_help, f["help"])
-SIZE_MODEL = "Qwen/Qwen3-Next-80B-A3B-Thinking"  # full attention and a recurrent state: every dtype matters
-SIZE_CASES = {
-    "tokens": (["--tokens", "32k"], {"tokens": "32k"}),
-    "batch": (["--batch", "3"], {"batch": 3}),
-    "tp": (["--tp", "2"], {"tp": 2}),
-    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
-    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
-    "v_dtype": (["--v-dtype", "q8_0"], {"v_dtype": "q8_0"}),
-    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
-}
+SIZE_MODEL = CASES_DOC["size"]["model"]  # full attention and a recurrent state: every dtype matters
+SIZE_CASES = {k: (c["cli"], c["python"]) for k, c in CASES_DOC["size"]["cases"].items()}
 check("a size case for every field", sorted(SIZE_CASES) == sorted(f["name"] for f in size_fields))
 base_size = json.loads(run("size", SIZE_MODEL, "--json").stdout)
 for name, (words, kw) in SIZE_CASES.items():

@@ -102,19 +102,32 @@ function saveUrl() {
   history.replaceState(null, '', '#' + q.toString());
 }
 
+// A link's values go to the library as given: a select offers them even when they are not among its
+// options (kv_dtype=fp8 is the library's alias of fp8_e4m3), and the library says when one is wrong.
+// A parameter naming no field is reported above the panels, never dropped silently.
 function loadUrl() {
   const q = new URLSearchParams(location.hash.slice(1));
+  const unknown = [];
   for (const [k, v] of q) {
+    if (k === 'tab') continue;
     const [p, name] = k.split('.');
-    if (!name || !PANELS.includes(p)) continue;
+    if (!name || !PANELS.includes(p) || (!panelEl(p).querySelector(`[name="${CSS.escape(name)}"]`) && !(p === 'compare' && name === 'models'))) {
+      unknown.push(k);
+      continue;
+    }
     if (p === 'compare' && name === 'models') {
       const want = new Set(v.split(','));
       for (const c of document.querySelectorAll('#compare-models input')) c.checked = want.has(c.value);
       continue;
     }
-    const f = panelEl(p).querySelector(`[name="${name}"]`);
-    if (f) f.value = v;
+    const f = panelEl(p).querySelector(`[name="${CSS.escape(name)}"]`);
+    if (f.tagName === 'SELECT' && ![...f.options].some((o) => o.value === v)) f.append(el('option', { value: v, text: `${v} (from the link)` }));
+    f.value = v;
   }
+  const box = document.getElementById('link-error');
+  if (q.has('tab') && !PANELS.includes(q.get('tab'))) unknown.push('tab=' + q.get('tab'));
+  box.textContent = unknown.length ? `This link names what the page does not have: ${unknown.join(', ')} (ignored).` : '';
+  box.hidden = unknown.length === 0;
   return PANELS.includes(q.get('tab')) ? q.get('tab') : 'model';
 }
 
@@ -243,8 +256,11 @@ const RENDER = {
   },
 
   fit(v) {
-    const p = call('plan', { model: v.model, gpu: v.gpu, gpus: v.gpus, tp: v.tp, pp: v.pp, context: v.context,
-      concurrency: v.concurrency, kv_dtype: v.kv_dtype, weight_dtype: v.weight_dtype, engine: v.engine });
+    // Every plan field on the form (the static ones and those built from the table); blank = unset.
+    const args = { model: v.model };
+    for (const f of planFields) if (v[f.name] !== undefined && v[f.name] !== '') args[f.name] = v[f.name];
+    const p = call('plan', args);
+    document.getElementById('fit-request').textContent = JSON.stringify(p.request, EXACT_JSON ? rawBigInts : undefined, 1);
     const h = document.getElementById('fit-headline');
     h.replaceChildren('The cache alone, ', num('cache_total_bytes', p.cache_total_bytes, 'human'), ', takes ',
       num('cache_only_gpus', p.cache_only_gpus), ` x ${p.gpu} at the datasheet memory (`,
@@ -392,6 +408,27 @@ function compareModels() {
   return [...document.querySelectorAll('#compare-models input:checked')].map((c) => c.value);
 }
 
+// --- the plan form from the library's field table --------------------------------------------
+// kvplan_call('fields') is request_fields("plan"): the same list as the CLI's plan flags and
+// kvplan.fields(). The Fit panel's own inputs must be table fields; the rest are built here.
+let planFields = [];
+function buildPlanForm() {
+  planFields = call('fields', { verb: 'plan' }).fields;
+  window.kvplanPlanFields = planFields;  // read by the browser tests
+  const names = new Set(planFields.map((f) => f.name));
+  const form = panelEl('fit').querySelector('form');
+  const present = new Set([...form.querySelectorAll('[name]')].map((e) => e.name));
+  for (const n of present) if (n !== 'model' && !names.has(n)) throw new Error(`the Fit form's field "${n}" is not a plan option (request_fields)`);
+  const box = document.getElementById('fit-fields');
+  for (const f of planFields) {
+    if (present.has(f.name)) continue;
+    const input = el('input', { name: f.name, value: '', placeholder: f.default ?? 'unset', 'data-type': f.type, title: f.help });
+    if (f.type === 'dtype') input.setAttribute('list', 'dtype-names');
+    if (f.type === 'tokens') input.setAttribute('list', 'token-presets');
+    box.append(el('label', {}, `${f.cli_flag}${f.unit ? ` (${f.unit})` : ''}`, input, el('small', { text: f.help })));
+  }
+}
+
 // --- start-up ------------------------------------------------------------------------------
 function fillPickers() {
   const models = call('models').models.map((m) => m.id);
@@ -405,6 +442,9 @@ function fillPickers() {
     ...(s.name === 'weight_dtype' ? presets.map((d) => opt(d, `${d} (preset)`)) : []),
     ...dtypes.filter((d) => s.name !== 'weight_dtype' || !presets.some((p) => p.toLowerCase() === d)).map((d) => opt(d)));
   for (const s of document.querySelectorAll('select[data-gpus]')) s.replaceChildren(...gpus.map((g) => opt(g.name, `${g.name} (${g.memory_marketing})`)));
+  // The Fit panel also plans on a custom device: no catalog entry, --gpu-memory (and bandwidth) below.
+  panelEl('fit').querySelector('[name=gpu]').append(opt('', 'custom (set --gpu-memory below)'));
+  document.getElementById('dtype-names').replaceChildren(opt('auto'), ...dtypes.map((d) => opt(d)));
   const pick = (p, name, value) => { const f = panelEl(p).querySelector(`[name=${name}]`); if ([...f.options].some((o) => o.value === value)) f.value = value; };
   pick('model', 'model', 'meta-llama/Llama-3.1-70B');
   pick('model', 'kv_dtype', 'fp16');
@@ -450,6 +490,7 @@ async function start() {
   try {
     lib = await createKvplan();
     document.getElementById('version').textContent = 'libkvplan ' + call('version').version + '.';
+    buildPlanForm();
     fillPickers();
     wire();
     setupTabs();
