@@ -537,6 +537,18 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
     await shot(page, 'check', true);
   });
 
+  await test('Charts: byte axes are in GB, labelled by the library\'s format_gb', async () => {
+    for (const [tab, id, axis] of [['model', 'chart-model', 'y'], ['compare', 'chart-compare', 'x'], ['fit', 'chart-fit', 'x']]) {
+      await openTab(page, tab);
+      const [title, labels] = await page.evaluate(([c, a]) => {
+        const s = window.kvplanCharts[c].scales[a];
+        return [s.options.title.text, s.ticks.map((t) => t.label)];
+      }, [id, axis]);
+      eq(title, 'GB (10^9 bytes)', `${id} axis title`);
+      check(labels.length >= 2 && labels.every((l) => /^\d+\.\d\d GB$/.test(l)), `${id} tick labels ${JSON.stringify(labels)}`);
+    }
+  });
+
   await test('Keyboard: the tabs follow the arrow keys', async () => {
     await page.focus('#tab-loop');
     await page.keyboard.press('ArrowLeft');

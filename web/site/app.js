@@ -38,6 +38,11 @@ function call(fn, args) {
 // --- formatting: the library's own formatters -------------------------------------------
 function fmtBytes(n) { return call('format', { bytes: [n] }).bytes[0]; }
 function fmtCount(n) { return call('format', { counts: [n] }).counts[0]; }
+// A byte axis in GB (10^9 bytes), its tick labels by the library's format_gb.
+function gbAxis(extra = {}) {
+  return Object.assign({ title: { display: true, text: 'GB (10^9 bytes)' },
+    ticks: { callback: (v) => call('format', { gb: [Math.max(0, Math.round(v))] }).gb[0] } }, extra);
+}
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -228,7 +233,7 @@ const RENDER = {
         datasets: [{ label: `bytes per layer at ${fmtCount(s.tokens)} tokens x ${s.batch}`, data: s.layers.map((l) => plotted(l.bytes)),
           backgroundColor: s.layers.map((l) => KIND_COLORS[l.kind] || '#888') }] },
       options: { plugins: { tooltip: { callbacks: { label: (c) => `${s.layers[c.dataIndex].kind}: ${fmtBytes(s.layers[c.dataIndex].bytes)}` } } },
-        scales: { x: { title: { display: true, text: 'layer' } }, y: { title: { display: true, text: 'bytes' } } } },
+        scales: { x: { title: { display: true, text: 'layer' } }, y: gbAxis() } },
     });
   },
 
@@ -251,7 +256,8 @@ const RENDER = {
       type: 'bar',
       data: { labels: r.models.map((m) => m.model.split('/').pop()),
         datasets: [{ label: `cache of one conversation at ${fmtCount(r.tokens)} tokens`, data: r.models.map((m) => plotted(m.cache_bytes)), backgroundColor: '#3b6fb6' }] },
-      options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(r.models[c.dataIndex].cache_bytes) } } } },
+      options: { indexAxis: 'y', scales: { x: gbAxis() },
+        plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(r.models[c.dataIndex].cache_bytes) } } } },
     });
   },
 
@@ -290,7 +296,7 @@ const RENDER = {
     chart('chart-fit', {
       type: 'bar',
       data: { labels: ['per GPU'], datasets: parts.map(([label, b, c]) => ({ label, data: [plotted(b)], backgroundColor: c })) },
-      options: { indexAxis: 'y', scales: { x: { stacked: true }, y: { stacked: true } },
+      options: { indexAxis: 'y', scales: { x: gbAxis({ stacked: true }), y: { stacked: true } },
         plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtBytes(parts[c.datasetIndex][1])}` } } } },
     });
     const notes = document.getElementById('fit-notes');

@@ -233,14 +233,18 @@ json do_check(const json& a) {
 }
 
 // The library's own formatters for numbers the page prints: format_bytes ("42.95 GB (40.00
-// GiB)") and format_count ("1,234"), so the page and the CLI's text output spell them alike.
+// GiB)"), format_count ("1,234") and format_gb ("42.95 GB", chart axes), so the page and the CLI's
+// text output spell them alike.
 json do_format(const json& a) {
-  json bytes = json::array(), counts = json::array();
+  json bytes = json::array(), counts = json::array(), gb = json::array();
   if (a.contains("bytes"))
     for (const auto& v : a["bytes"]) bytes.push_back(format_bytes(v.get<std::uint64_t>()));
   if (a.contains("counts"))
     for (const auto& v : a["counts"]) counts.push_back(format_count(v.get<std::uint64_t>()));
-  return {{"bytes", bytes}, {"counts", counts}};
+  // Chart axes in GB (10^9 bytes): format_gb, as the CLI's "GB" figures.
+  if (a.contains("gb"))
+    for (const auto& v : a["gb"]) gb.push_back(format_gb(v.get<std::uint64_t>(), 2));
+  return {{"bytes", bytes}, {"counts", counts}, {"gb", gb}};
 }
 
 json do_dtypes(const json&) {
