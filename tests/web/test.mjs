@@ -421,6 +421,44 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
     await shot(page, 'fit-options', true);
   });
 
+  await test('Model: every size field gives the CLI\'s size from the page and from Python', async () => {
+    const doc = JSON.parse(fs.readFileSync(path.join(root, 'tests/data/request_cases.json'), 'utf8')).size;
+    const fields = await page.evaluate(() => window.kvplanSizeFields);
+    eq(Object.keys(doc.cases).sort().join(','), fields.map((f) => f.name).sort().join(','), 'a case for every field of the page\'s size table');
+    const byFlag = Object.fromEntries(fields.map((f) => [f.cli_flag, f.name]));
+    const pyPath = path.join(path.dirname(CLI), '..', 'python');
+    const py = spawnSync('/usr/bin/python3', ['-c', `
+import json, sys, kvplan
+doc = json.load(open(sys.argv[1]))["size"]
+print(json.dumps({name: kvplan.size(doc["model"], **c["python"]) for name, c in doc["cases"].items()}))`,
+    path.join(root, 'tests/data/request_cases.json')], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pyPath } });
+    const python = py.status === 0 ? JSON.parse(py.stdout) : null;
+    if (!python) console.log(`note: no Python module at ${pyPath}; the Python face is not compared here`);
+    const noSchema = (d) => { const { schema, ...rest } = d; return rest; };
+    await openTab(page, 'model');
+    const base = { model: doc.model, tokens: '4096', batch: '1', kv_dtype: 'auto' };
+    for (const f of fields) if (!(f.name in base)) base[f.name] = '';
+    await setFields(page, 'model', base);
+    const baseCli = cliJson(['size', doc.model]);
+    eq(await value(page, '#model-summary [data-path="size.total_bytes"][data-kind="bytes"]'), String(baseCli.total_bytes), 'defaults: total bytes');
+    for (const [name, c] of Object.entries(doc.cases)) {
+      const cliDoc = cliJson(['size', doc.model, ...c.cli]);
+      check(cliDoc.total_bytes !== baseCli.total_bytes || cliDoc.k_dtype !== baseCli.k_dtype || cliDoc.v_dtype !== baseCli.v_dtype ||
+        !isDeepStrictEqual(cliDoc.layers, baseCli.layers), `${name}: the CLI flag changes the size`);
+      const set = {};
+      for (let i = 0; i < c.cli.length; i += 2) set[byFlag[c.cli[i]]] = c.cli[i + 1];
+      await setFields(page, 'model', set);
+      check(await page.$eval('#panel-model', (e) => e.dataset.state) === 'ok', `${name}: the page shows an error: ${await page.textContent('#panel-model .error')}`);
+      const n = sameAsCli((await shown(page, '#panel-model')).filter((x) => x.path.startsWith('size.')), { 'size.': cliDoc });
+      check(n > cliDoc.layers.length * 2, `${name}: compared ${n} numbers`);
+      if (python) check(isDeepStrictEqual(noSchema(python[name]), noSchema(cliDoc)), `${name}: Python and CLI sizes differ: ${diff(noSchema(python[name]), noSchema(cliDoc))}`);
+      const reset = {};
+      for (const k of Object.keys(set)) reset[k] = base[k];
+      await setFields(page, 'model', reset);
+    }
+    await setFields(page, 'model', { model: LLAMA70, tokens: '128k', batch: '1', kv_dtype: 'fp16' });
+  });
+
   await test('Fit: a link\'s values reach the library as given (fp8 is fp8_e4m3; a bad one is an error, not a fallback)', async () => {
     const other = await browserContext.newPage();
     const open = async (hash) => {

@@ -189,7 +189,6 @@ function chart(id, config) {
   charts[id] = new Chart(document.getElementById(id), config);
 }
 
-function dtypeArgs(v) { return { kv_dtype: v.kv_dtype }; }
 
 function modelArgs(v) {
   if (v.config && v.config.trim()) return { config: v.config, source: configSource || 'pasted config.json' };
@@ -199,7 +198,9 @@ let configSource = '';
 
 const RENDER = {
   model(v) {
-    const r = call('inspect', Object.assign(modelArgs(v), { tokens: v.tokens, batch: v.batch }, dtypeArgs(v)));
+    const args = modelArgs(v);
+    for (const f of sizeFields) if (v[f.name] !== undefined && v[f.name] !== '') args[f.name] = v[f.name];
+    const r = call('inspect', args);
     const m = r.model, s = r.size;
     summary(document.getElementById('model-summary'), [
       ['model', num('size.model', s.model, 'text')],
@@ -414,25 +415,32 @@ function compareModels() {
   return [...document.querySelectorAll('#compare-models input:checked')].map((c) => c.value);
 }
 
-// --- the plan form from the library's field table --------------------------------------------
-// kvplan_call('fields') is request_fields("plan"): the same list as the CLI's plan flags and
-// kvplan.fields(). The Fit panel's own inputs must be table fields; the rest are built here.
-let planFields = [];
-function buildPlanForm() {
-  planFields = call('fields', { verb: 'plan' }).fields;
-  window.kvplanPlanFields = planFields;  // read by the browser tests
-  const names = new Set(planFields.map((f) => f.name));
-  const form = panelEl('fit').querySelector('form');
+// --- the request forms from the library's field tables -------------------------------------
+// kvplan_call('fields') is request_fields(verb): the same list as the CLI's flags and
+// kvplan.fields(verb). A panel's own inputs must be table fields; the rest are built here.
+// The Model panel's size options are request_fields("size") the same way.
+let planFields = [], sizeFields = [];
+function buildForm(panel, verb, boxId, own) {
+  const table = call('fields', { verb }).fields;
+  const names = new Set(table.map((f) => f.name));
+  const form = panelEl(panel).querySelector('form');
   const present = new Set([...form.querySelectorAll('[name]')].map((e) => e.name));
-  for (const n of present) if (n !== 'model' && !names.has(n)) throw new Error(`the Fit form's field "${n}" is not a plan option (request_fields)`);
-  const box = document.getElementById('fit-fields');
-  for (const f of planFields) {
+  for (const n of present) if (!own.includes(n) && !names.has(n)) throw new Error(`the ${panel} form's field "${n}" is not a ${verb} option (request_fields)`);
+  const box = document.getElementById(boxId);
+  for (const f of table) {
     if (present.has(f.name)) continue;
     const input = el('input', { name: f.name, value: '', placeholder: f.default ?? 'unset', 'data-type': f.type, title: f.help });
     if (f.type === 'dtype') input.setAttribute('list', 'dtype-names');
     if (f.type === 'tokens') input.setAttribute('list', 'token-presets');
     box.append(el('label', {}, `${f.cli_flag}${f.unit ? ` (${f.unit})` : ''}`, input, el('small', { text: f.help })));
   }
+  return table;
+}
+function buildRequestForms() {
+  planFields = buildForm('fit', 'plan', 'fit-fields', ['model']);
+  sizeFields = buildForm('model', 'size', 'model-fields', ['model', 'config', 'upload']);
+  window.kvplanPlanFields = planFields;  // read by the browser tests
+  window.kvplanSizeFields = sizeFields;
 }
 
 // --- start-up ------------------------------------------------------------------------------
@@ -496,7 +504,7 @@ async function start() {
   try {
     lib = await createKvplan();
     document.getElementById('version').textContent = 'libkvplan ' + call('version').version + '.';
-    buildPlanForm();
+    buildRequestForms();
     fillPickers();
     wire();
     setupTabs();
