@@ -2,7 +2,8 @@
 """Every `--help` block in docs/cli.md is what the binary prints: under each "### `kvplan VERB`"
 heading, the fenced block that starts with the verb's summary and "Usage: kvplan VERB" must equal
 `kvplan VERB --help` (the program path in "Usage:" read as "kvplan"). A verb this build lacks
-(`measure` needs KVPLAN_BUILD_RUNTIME) is named and skipped.
+(`measure` needs KVPLAN_BUILD_RUNTIME) is named and skipped. Every relative link of docs/cli.md,
+docs/python.md, docs/web.md and README.md stays inside the repository and exists.
 Run: /usr/bin/python3 test_docs_help.py <kvplan>
 Regenerate the blocks: /usr/bin/python3 test_docs_help.py <kvplan> --update"""
 import os
@@ -54,6 +55,17 @@ while i < len(lines):
     i += 1
 
 check("docs/cli.md has the verbs' --help blocks", blocks >= 10, blocks)
+
+# Issue 15: docs/cli.md linked to a file outside the repository. Every link of the CLI and Python
+# docs is a web address or a path inside the repository that exists.
+root = os.path.realpath(SRC)
+for doc in ("docs/cli.md", "docs/python.md", "docs/web.md", "README.md"):
+    text = open(os.path.join(SRC, doc), encoding="utf-8").read()
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = os.path.realpath(os.path.join(SRC, os.path.dirname(doc), target.split("#")[0]))
+        check(f"{doc} links {target} inside the repository", path.startswith(root + os.sep) and os.path.exists(path), path)
 if "--update" in sys.argv:
     open(DOC, "w", encoding="utf-8").write("\n".join(out))
     print(f"docs/cli.md: {blocks} --help blocks written from {KVPLAN}")
