@@ -9,6 +9,7 @@
 #include "kvplan/registry.h"
 #include "kvplan/report.h"
 #include "kvplan/sizes.h"
+#include "kvplan/request.h"
 #include "kvplan/units.h"
 
 namespace pyb = pybind11;
@@ -56,19 +57,18 @@ PyModel load_any(pyb::handle what, pyb::handle assume) {
   return {std::make_shared<const ModelSpec>(load_model(text, opts))};
 }
 
+// The size keywords -> Workload through the library's one request parser (kvplan/request.h), as
+// `kvplan size`'s flags and the page's fields.
 Workload workload(const pyb::handle& tokens, const pyb::handle& batch, const pyb::handle& kv_dtype,
                   const pyb::handle& k_dtype, const pyb::handle& v_dtype, const pyb::handle& state_dtype,
                   const pyb::handle& tp) {
-  Workload w;
-  w.tokens = tokens_arg(tokens, "tokens");
-  w.batch = tokens_arg(batch, "batch");
-  w.k_dtype = dtype_arg(kv_dtype, "kv_dtype");
-  w.v_dtype = w.k_dtype;
-  if (!k_dtype.is_none()) w.k_dtype = dtype_arg(k_dtype, "k_dtype");
-  if (!v_dtype.is_none()) w.v_dtype = dtype_arg(v_dtype, "v_dtype");
-  w.state_dtype = dtype_arg(state_dtype, "state_dtype");
-  w.tp = count_arg(tp, "tp", 1);
-  return w;
+  nlohmann::json req = nlohmann::json::object();
+  const std::pair<const char*, const pyb::handle*> given[] = {{"tokens", &tokens},   {"batch", &batch},
+                                                             {"kv_dtype", &kv_dtype}, {"k_dtype", &k_dtype},
+                                                             {"v_dtype", &v_dtype},   {"state_dtype", &state_dtype},
+                                                             {"tp", &tp}};
+  for (const auto& [name, h] : given) req[name] = request_value(*h, name);
+  return workload_from_request(req, FieldNaming::keyword);
 }
 
 #define KVPLAN_WORKLOAD_ARGS                                                                             \

@@ -25,60 +25,15 @@ Accelerator accelerator_arg(pyb::handle gpu) {
                           "an accelerator name (kvplan.gpus()) or a dict with the catalog's keys");
 }
 
-// Every planner option by name; unknown names are an error (a typo must not pass silently).
+// The keywords -> PlanInput through the library's one request parser (kvplan/request.h), as the
+// CLI's flags and the page's form fields: the keywords are the field table's names.
 PlanInput plan_input(const pyb::dict& o) {
-  // The keywords are the request field table's names (kvplan/request.h).
-  for (auto [k, v] : o) plan_request_field(pyb::str(k).cast<std::string>());
-  auto get = [&](const char* k) -> pyb::object {
-    return o.contains(k) ? pyb::reinterpret_borrow<pyb::object>(o[k]) : pyb::none();
-  };
-  PlanInput in;
-  pyb::object gpu = get("gpu");
-  pyb::object gpu_memory = get("gpu_memory");
-  if (!gpu.is_none()) {
-    in.gpu = accelerator_arg(gpu);
-  } else if (gpu_memory.is_none()) {
-    throw InputError::value("gpu", "nothing", "an accelerator name (kvplan.gpus()), a dict, or gpu_memory");
-  } else {
-    in.gpu.name = "custom";
+  nlohmann::json req = nlohmann::json::object();
+  for (auto [k, v] : o) {
+    const std::string key = pyb::str(k).cast<std::string>();
+    req[key] = request_value(v, key);
   }
-  if (!gpu_memory.is_none()) {
-    in.gpu.memory_bytes = bytes_arg(gpu_memory, "gpu_memory");
-    in.gpu.memory_basis = "given by gpu_memory";
-    in.gpu.memory_marketing_bytes = in.gpu.memory_bytes;
-    in.gpu.memory_marketing = format_gb(in.gpu.memory_bytes, 0);
-  }
-  if (!get("gpu_bandwidth").is_none()) in.gpu.bandwidth_bytes_per_s = float_arg(get("gpu_bandwidth"), "gpu_bandwidth");
-  if (!get("gpu_flops").is_none()) in.gpu.bf16_flops = float_arg(get("gpu_flops"), "gpu_flops");
-
-  const EnginePreset preset = engine_preset(str_arg(get("engine"), "engine", "none"));
-  in.gpus = opt_count_arg(get("gpus"), "gpus", 1);
-  in.tp = opt_count_arg(get("tp"), "tp", 1);
-  if (!get("pp").is_none()) in.pp = count_arg(get("pp"), "pp", 1);
-  if (!get("dp").is_none()) in.dp = count_arg(get("dp"), "dp", 1);
-  if (!get("pp_layers").is_none())
-    for (auto l : get("pp_layers")) in.pp_layers.push_back(count_arg(l, "pp_layers", 1));
-  if (!get("context").is_none()) in.context = tokens_arg(get("context"), "context");
-  if (!get("concurrency").is_none()) in.concurrency = tokens_arg(get("concurrency"), "concurrency");
-  in.k_dtype = in.v_dtype = dtype_arg(get("kv_dtype"), "kv_dtype");
-  if (!get("k_dtype").is_none()) in.k_dtype = dtype_arg(get("k_dtype"), "k_dtype");
-  if (!get("v_dtype").is_none()) in.v_dtype = dtype_arg(get("v_dtype"), "v_dtype");
-  in.state_dtype = dtype_arg(get("state_dtype"), "state_dtype");
-  in.weight_dtype = weight_format_arg(get("weight_dtype"), "weight_dtype");
-  in.weight_bytes = opt_bytes_arg(get("weights"), "weights");
-  in.utilization = get("utilization").is_none() ? preset.utilization : float_arg(get("utilization"), "utilization");
-  in.block_tokens = get("block_tokens").is_none() ? preset.block_tokens : count_arg(get("block_tokens"), "block_tokens", 1);
-  in.kv_dtypes = preset.kv_dtypes;
-  in.reserved.override_bytes = opt_bytes_arg(get("reserved"), "reserved");
-  if (!get("runtime_overhead").is_none()) in.reserved.runtime_bytes = bytes_arg(get("runtime_overhead"), "runtime_overhead");
-  if (!get("prefill_chunk").is_none())
-    in.reserved.prefill_chunk_tokens = tokens_arg(get("prefill_chunk"), "prefill_chunk");
-  if (!get("shared_prefix").is_none()) in.shared_prefix_tokens = tokens_arg(get("shared_prefix"), "shared_prefix");
-  if (!get("offload").is_none()) in.offload_bytes = bytes_arg(get("offload"), "offload");
-  if (!get("offload_bandwidth").is_none()) in.offload_bytes_per_s = float_arg(get("offload_bandwidth"), "offload_bandwidth");
-  if (!get("prefill_efficiency").is_none())
-    in.prefill_efficiency = float_arg(get("prefill_efficiency"), "prefill_efficiency");
-  return in;
+  return plan_input_from_request(req, FieldNaming::keyword);
 }
 
 // A list of token counts: a numpy integer array (fast path) or any sequence of ints / "32k" strings.

@@ -188,4 +188,22 @@ std::string str_arg(pyb::handle h, const char* what, const std::string& fallback
   return h.cast<std::string>();
 }
 
+// A keyword's value as the request JSON the library's parser reads: ints (numpy's too, through
+// __index__), floats, strings, lists/tuples/arrays (pp_layers) and dicts (a custom gpu). The
+// parser checks each value against its field's type; nothing is interpreted here.
+nlohmann::json request_value(pyb::handle h, const std::string& what) {
+  if (h.is_none() || pyb::isinstance<pyb::bool_>(h) || pyb::isinstance<pyb::str>(h) || pyb::isinstance<pyb::dict>(h))
+    return from_python(h, what);
+  if (pyb::isinstance<pyb::int_>(h)) return from_python(h, what);
+  if (pyb::hasattr(h, "__index__") && !pyb::isinstance<pyb::float_>(h))  // numpy integers
+    return from_python(h.attr("__index__")(), what);
+  if (pyb::isinstance<pyb::float_>(h) || pyb::hasattr(h, "__float__")) return float_arg(h, what.c_str());
+  if (pyb::hasattr(h, "__iter__")) {
+    nlohmann::json a = nlohmann::json::array();
+    for (auto v : h) a.push_back(request_value(v, what));
+    return a;
+  }
+  return from_python(h, what);  // its message names what JSON-like data is accepted
+}
+
 }  // namespace kvplan::py

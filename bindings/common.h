@@ -45,6 +45,9 @@ double float_arg(pyb::handle h, const char* what);
 std::optional<Dtype> dtype_arg(pyb::handle h, const char* what);
 // A --weight-dtype value: None/"auto" = the checkpoint's format, a preset ("awq", "Q4_K_M") or a dtype.
 std::optional<WeightFormat> weight_format_arg(pyb::handle h, const char* what);
+// A keyword's value as request JSON for the library's parser (plan_input_from_request,
+// workload_from_request): ints (numpy's too), floats, strings, lists and dicts; the parser checks it.
+nlohmann::json request_value(pyb::handle h, const std::string& what);
 // A string option (None -> fallback).
 std::string str_arg(pyb::handle h, const char* what, const std::string& fallback = "");
 

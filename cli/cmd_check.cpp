@@ -33,9 +33,9 @@ int run_check(const CheckCliOptions& o) {
     c.gpu = o.gpu;
     if (!o.gpu_file.empty() || !o.gpu_memory.empty()) {
       PlanOptions dev;
-      dev.gpu = o.gpu;
+      dev.fields["gpu"] = o.gpu;
       dev.gpu_file = o.gpu_file;
-      dev.gpu_memory = o.gpu_memory;
+      dev.fields["gpu_memory"] = o.gpu_memory;
       c.device = dev.device();
     }
     c.strict = o.strict;

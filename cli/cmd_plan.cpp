@@ -24,9 +24,7 @@ static void register_plan(CLI::App& app, Runner& run) {
   cmd->add_flag("--require-fit", opt->require_fit, "exit 1 when the plan does not fit");
   cmd->callback([&run, opt] {
     run = [opt] {
-      PlanInput in = opt->plan.input();
-      in.context = parse_tokens(opt->context, "--context");
-      in.concurrency = parse_tokens(opt->concurrency, "--concurrency");
+      const PlanInput in = opt->plan.input({{"context", opt->context}, {"concurrency", opt->concurrency}});
       const ModelSpec m = opt->plan.model.load();
       const Plan p = plan(m, in);
       if (opt->json) {

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <map>
 
 #include "common.h"
 
@@ -7,10 +8,8 @@ namespace kvplan::cli {
 namespace {
 struct SizeOptions {
   ModelOptions model;
-  DtypeOptions dtypes;
-  std::string tokens = "4096";
-  std::string batch = "1";
-  std::uint64_t tp = 1;
+  // Each size-table field's text as typed; the library's parser (workload_from_request) reads them.
+  std::map<std::string, std::string, std::less<>> fields;
   bool json = false;
 };
 }  // namespace
@@ -19,18 +18,18 @@ static void register_size(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<SizeOptions>();
   auto* cmd = app.add_subcommand("size", "exact cache bytes held by B sequences of N tokens");
   opt->model.add(*cmd);
-  add_field(*cmd, "size", "tokens", opt->tokens, "-n")->capture_default_str();
-  add_field(*cmd, "size", "batch", opt->batch, "-b")->capture_default_str();
-  add_field(*cmd, "size", "tp", opt->tp)->capture_default_str();
-  opt->dtypes.add(*cmd);
+  for (const RequestField& f : size_request_fields()) {
+    const std::string_view alias = f.name == "tokens" ? "-n" : f.name == "batch" ? "-b" : "";
+    auto* o = add_field(*cmd, "size", f.name, opt->fields[std::string(f.name)], alias);
+    if (!f.default_value.empty()) o->default_str(std::string(f.default_value));
+  }
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([&run, opt] {
     run = [opt] {
-      Workload w;
-      w.tokens = parse_tokens(opt->tokens, "--tokens");
-      w.batch = parse_tokens(opt->batch, "--batch");
-      w.tp = opt->tp;
-      opt->dtypes.apply(w);
+      nlohmann::json req = nlohmann::json::object();
+      for (const auto& [name, text] : opt->fields)
+        if (!text.empty()) req[name] = text;
+      const Workload w = workload_from_request(req, FieldNaming::cli_flag);
       ModelSpec m = opt->model.load();
       CacheSize s = cache_size(m, w);
       if (opt->json) {

@@ -1,8 +1,10 @@
 #pragma once
 // Shared option plumbing for the verbs: each verb registers its options and a runner.
+#include <cctype>
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,7 +22,15 @@ CLI::Option* add_field(CLI::App& cmd, std::string_view verb, std::string_view na
   const RequestField& f = request_field(verb, name);
   std::string flags(f.cli_flag);
   if (!alias.empty()) flags += "," + std::string(alias);
-  return cmd.add_option(flags, var, std::string(f.help));
+  CLI::Option* o = cmd.add_option(flags, var, std::string(f.help));
+  if constexpr (std::is_same_v<T, std::string>) {
+    // Text read by the library's parser: help names the table's type ("TOKENS", "BYTES") rather
+    // than "TEXT". (Typed options keep CLI11's INT/FLOAT names, which main's numeric guard reads.)
+    std::string type(field_type_name(f.type));
+    for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    o->type_name(type);
+  }
+  return o;
 }
 
 // Options every model-reading verb shares.

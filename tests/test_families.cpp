@@ -414,4 +414,23 @@ BOOST_AUTO_TEST_CASE(laguna_gating_string) {
   BOOST_TEST(family_patched(id, {{"gating", "per-token"}}).params.total == 0u);  // unknown: no count, noted
 }
 
+// Issue 15: the families' MTP notes count in the right number ("1 MTP layer", "2 MTP layers"),
+// never "layer(s)". DeepSeek-V3 and MiMo-7B-Base ship num_nextn_predict_layers 1; 2 is patched in.
+BOOST_AUTO_TEST_CASE(mtp_notes_singular_and_plural) {
+  auto note_with = [](const ModelSpec& m, const std::string& text) {
+    for (const auto& n : m.params.notes) {
+      BOOST_TEST(n.find("(s)") == std::string::npos, n);
+      if (n.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  BOOST_TEST(note_with(load_model("deepseek-ai/DeepSeek-V3"),
+                       "deepseek: 1 MTP layer counted in mtp (not in total), with its stored copy"));
+  BOOST_TEST(note_with(family_patched("deepseek-ai/DeepSeek-V3", {{"num_nextn_predict_layers", 2}}),
+                       "deepseek: 2 MTP layers counted in mtp (not in total), each with its stored copy"));
+  BOOST_TEST(note_with(load_model("XiaomiMiMo/MiMo-7B-Base"), "mimo: the 1 MTP layer is a separate draft model"));
+  BOOST_TEST(note_with(family_patched("XiaomiMiMo/MiMo-7B-Base", {{"num_nextn_predict_layers", 2}}),
+                       "mimo: the 2 MTP layers are a separate draft model"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -598,6 +598,7 @@ BOOST_AUTO_TEST_CASE(request_field_tables) {
         switch (f.type) {
           case FieldType::tokens: BOOST_CHECK_NO_THROW(parse_tokens(f.default_value)); break;
           case FieldType::bytes: BOOST_CHECK_NO_THROW(parse_bytes(f.default_value)); break;
+          case FieldType::memory: BOOST_CHECK_NO_THROW(parse_memory_size(f.default_value, f.name)); break;
           case FieldType::count: BOOST_TEST(std::stoull(std::string(f.default_value)) > 0u); break;
           case FieldType::fraction: BOOST_TEST((std::stod(std::string(f.default_value)) > 0 && std::stod(std::string(f.default_value)) <= 1)); break;
           case FieldType::rate: BOOST_TEST(std::stod(std::string(f.default_value)) >= 0); break;

@@ -6,8 +6,9 @@
 - both: each field set to a non-default value through its CLI flag and through its Python keyword
   gives the same request echo ("request") and the same plan, and an echo that differs from the
   defaults' (the option reaches the library);
-- the page (read statically, no emscripten build): every option its plan form sends
-  (web/site/app.js) and the WebAssembly shell reads (web/src/kvplan_wasm.cpp) is a table field.
+- the page (read statically, no emscripten build): the WebAssembly shell passes the form to the
+  library's parser (plan_input_from_request) and the page builds its plan form from the table;
+  tests/web/test.mjs drives every field through the page itself.
 Usage: test_fields_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import inspect
 import json
@@ -74,38 +75,11 @@ for verb, text in (("plan", plan_help), ("sweep", sweep_help)):
     check(f"{verb}: every flag is a table field or the verb's own", flags - names_by_flag - VERB_ONLY == set(),
           sorted(flags - names_by_flag - VERB_ONLY))
 
-# Every field set away from its default: (CLI words, Python keywords). Extra settings a field
-# needs (pp_layers needs pp 2; offload needs a bandwidth) are on both sides.
-MODEL, GPU = "Qwen/Qwen3-8B", "H100"
-CASES = {
-    "gpu": (["--gpu", "A100"], {"gpu": "A100"}),
-    "gpu_memory": (["--gpu-memory", "70GB"], {"gpu_memory": 70_000_000_000}),
-    "gpu_bandwidth": (["--gpu-bandwidth", "2e12"], {"gpu_bandwidth": 2e12}),
-    "gpu_flops": (["--gpu-flops", "5e14"], {"gpu_flops": 5e14}),
-    "gpus": (["--gpus", "2"], {"gpus": 2}),
-    "tp": (["--tp", "2"], {"tp": 2}),
-    "pp": (["--pp", "2"], {"pp": 2}),
-    "pp_layers": (["--pp", "2", "--pp-layers", "20,16"], {"pp": 2, "pp_layers": [20, 16]}),
-    "dp": (["--dp", "2"], {"dp": 2}),
-    "context": (["--context", "32k"], {"context": 32768}),
-    "concurrency": (["--concurrency", "8"], {"concurrency": 8}),
-    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
-    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
-    "v_dtype": (["--v-dtype", "fp8_e5m2"], {"v_dtype": "fp8_e5m2"}),
-    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
-    "weight_dtype": (["--weight-dtype", "awq"], {"weight_dtype": "awq"}),
-    "weights": (["--weights", "10GB"], {"weights": 10_000_000_000}),
-    "engine": (["--engine", "vllm"], {"engine": "vllm"}),
-    "utilization": (["--utilization", "0.8"], {"utilization": 0.8}),
-    "reserved": (["--reserved", "3GiB"], {"reserved": 3 * 2**30}),
-    "runtime_overhead": (["--runtime-overhead", "2GiB"], {"runtime_overhead": "2GiB"}),
-    "prefill_chunk": (["--prefill-chunk", "4096"], {"prefill_chunk": 4096}),
-    "block_tokens": (["--block-tokens", "32"], {"block_tokens": 32}),
-    "shared_prefix": (["--shared-prefix", "1024"], {"shared_prefix": 1024}),
-    "offload": (["--offload", "100GB", "--offload-bandwidth", "64e9"], {"offload": "100GB", "offload_bandwidth": 64e9}),
-    "offload_bandwidth": (["--offload-bandwidth", "32e9"], {"offload_bandwidth": 32e9}),
-    "prefill_efficiency": (["--prefill-efficiency", "0.7"], {"prefill_efficiency": 0.7}),
-}
+# Every field set away from its default: (CLI words, Python keywords), from the shared table of cases
+# (tests/data/request_cases.json, which tests/web/test.mjs drives through the page as well).
+CASES_DOC = json.load(open(os.path.join(SRC, "tests", "data", "request_cases.json")))
+MODEL, GPU = CASES_DOC["plan"]["model"], CASES_DOC["plan"]["gpu"]
+CASES = {k: (c["cli"], c["python"]) for k, c in CASES_DOC["plan"]["cases"].items()}
 check("a case for every field", sorted(CASES) == sorted(f["name"] for f in fields),
       sorted(set(CASES) ^ {f["name"] for f in fields}))
 
@@ -179,16 +153,8 @@ for f in size_fields:
     check(f"size --help has {f['cli_flag']}", f["cli_flag"] in size_help)
     if "help" in f:
         check(f"size {f['cli_flag']} help is the table's", " ".join(f["help"].split()) in size_help, f["help"])
-SIZE_MODEL = "Qwen/Qwen3-Next-80B-A3B-Thinking"  # full attention and a recurrent state: every dtype matters
-SIZE_CASES = {
-    "tokens": (["--tokens", "32k"], {"tokens": "32k"}),
-    "batch": (["--batch", "3"], {"batch": 3}),
-    "tp": (["--tp", "2"], {"tp": 2}),
-    "kv_dtype": (["--kv-dtype", "fp8"], {"kv_dtype": "fp8"}),
-    "k_dtype": (["--k-dtype", "fp8"], {"k_dtype": "fp8"}),
-    "v_dtype": (["--v-dtype", "q8_0"], {"v_dtype": "q8_0"}),
-    "state_dtype": (["--state-dtype", "fp32"], {"state_dtype": "fp32"}),
-}
+SIZE_MODEL = CASES_DOC["size"]["model"]  # full attention and a recurrent state: every dtype matters
+SIZE_CASES = {k: (c["cli"], c["python"]) for k, c in CASES_DOC["size"]["cases"].items()}
 check("a size case for every field", sorted(SIZE_CASES) == sorted(f["name"] for f in size_fields))
 base_size = json.loads(run("size", SIZE_MODEL, "--json").stdout)
 for name, (words, kw) in SIZE_CASES.items():
@@ -202,21 +168,14 @@ for name, (words, kw) in SIZE_CASES.items():
         check(f"size {name}: same result from the CLI and Python", without(p, "schema") == without(c, "schema"),
               sorted(k for k in c if k != "schema" and p.get(k) != c[k]))
 
-# The page, read statically: its plan form sends only table fields (plus the model).
-names = {f["name"] for f in fields}
-app = open(os.path.join(SRC, "web", "site", "app.js")).read()
-sent = set()
-for call in re.findall(r"call\('plan',\s*(\{[^}]*\}|\w+)", app):
-    sent |= set(re.findall(r"(\w+):", call))
-for obj in re.findall(r"const args = (\{[^}]*\});\s*const p = call\('plan'", app):
-    sent |= set(re.findall(r"(\w+):", obj))
-check("the page calls plan", len(sent) >= 5, sorted(sent))
-check("the page's plan options are table fields", sent - {"model"} <= names, sorted(sent - {"model"} - names))
+# The page, read statically (its behaviour is tests/web/test.mjs's "every request field" test, which
+# needs the emscripten build): the WebAssembly shell hands the page's plan and size fields to the
+# library's own parser, and reads none of them itself.
 wasm = open(os.path.join(SRC, "web", "src", "kvplan_wasm.cpp")).read()
-body = wasm[wasm.index("PlanInput plan_input("):]
-body = body[: body.index("\n}\n")]
-read = set(re.findall(r'_field\(a, "(\w+)"', body)) | ({"kv_dtype", "k_dtype", "v_dtype", "state_dtype"} if "apply_dtypes(a" in body else set())
-check("the WebAssembly shell reads only table fields", read <= names, sorted(read - names))
-print("table fields the page does not offer yet:", ", ".join(sorted(names - read)) or "none")
+check("the page's plan request goes through plan_input_from_request", "plan_input_from_request(request_of(a" in wasm)
+check("the page's size request goes through workload_from_request", "workload_from_request(request_of(a" in wasm)
+read = set(re.findall(r'_field\(a, "(\w+)"', wasm[wasm.index("json do_plan("):wasm.index("// Seed S13")]))
+check("the shell reads no plan field itself", read == set(), sorted(read))
+check("the page builds its plan form from the table", "call('fields'" in open(os.path.join(SRC, "web", "site", "app.js")).read())
 
 finish()

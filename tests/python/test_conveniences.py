@@ -48,3 +48,35 @@ def test_plots_draw_library_numbers():
     fig = kvplan.plots.decode_roofline("meta-llama/Llama-3.1-8B", [1, 8, 32, 64], kv_dtype="fp16")
     step = fig.axes[0].lines[0].get_ydata()
     assert list(step) == sorted(step)  # more sequences, longer steps
+
+
+# Issue 15's plot examples, each with its corrected answer.
+def test_memory_plot_draws_one_gpu_at_its_usable_memory():
+    # H100 SXM: 85,520,809,984 B reported x utilization 0.9, floored = 76,968,728,985 B (plan's
+    # per_gpu.usable_bytes), not the 85.5 GB total.
+    fig = kvplan.plots.memory_vs_context(["Qwen/Qwen3-0.6B"], [1024, 2048], kv_dtype="bf16", gpu="H100")
+    line = [l for l in fig.axes[0].lines if "H100" in l.get_label()][0]
+    assert list(line.get_ydata()) == [76_968_728_985 / 1e9] * 2
+    assert kvplan.plan("Qwen/Qwen3-0.6B", "H100").per_gpu.usable_bytes == 76_968_728_985 == int(85_520_809_984 * 0.9)
+
+
+def test_heatmap_title_inside_the_figure():
+    fig = kvplan.plots.gpus_heatmap("meta-llama/Llama-3.1-8B", [4096, 131072], [1, 64])
+    fig.canvas.draw()
+    title = fig.axes[0].title.get_window_extent()
+    box = fig.bbox
+    assert box.x0 <= title.x0 and title.x1 <= box.x1 and box.y0 <= title.y0 and title.y1 <= box.y1, (title, box)
+
+
+def test_roofline_split_adds_up_with_pipeline_stages():
+    # pp 2: each stage reads its half of the weights, one after the other, so the weight term of a
+    # step is both halves (it used to draw one half and not add up to the step).
+    fig = kvplan.plots.decode_roofline("meta-llama/Llama-3.1-8B", [1, 8, 32], kv_dtype="fp16", pp=2)
+    step, weights, cache = (l.get_ydata() for l in fig.axes[0].lines[:3])
+    for s, w, c in zip(step, weights, cache):
+        assert s == pytest.approx(w + c, rel=1e-12)
+    p = kvplan.plan("meta-llama/Llama-3.1-8B", "H100", pp=2, concurrency=8, kv_dtype="fp16")
+    bw = kvplan.gpu("H100")["bandwidth_bytes_per_s"]
+    assert p.decode_weight_seconds == pytest.approx(2 * p.weight_bytes_read_per_step / bw, rel=1e-9)
+    assert p.decode_kv_seconds == pytest.approx(p.kv_bytes_read_per_step / bw, rel=1e-12)
+    assert p.decode_step_seconds == pytest.approx(p.decode_weight_seconds + p.decode_kv_seconds, rel=1e-12)

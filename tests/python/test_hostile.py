@@ -35,7 +35,7 @@ def _qwen_cfg(**changes):
     (lambda: kvplan.load(_qwen_cfg(x=_deep(100000))), "nested deeper than 64 levels"),
     (lambda: kvplan.plan(QWEN, {"name": "X", "memory_bytes": _deep(100)}), "nested deeper than 64 levels"),
     # 2: negative, NaN and infinite rates.
-    (lambda: kvplan.plan(QWEN, "H100", gpu_flops=-1e12), "a positive finite rate"),
+    (lambda: kvplan.plan(QWEN, "H100", gpu_flops=-1e12), "gpu_flops: expected a non-negative number"),
     (lambda: kvplan.plan(QWEN, "H100", gpu_flops=float("nan")), "a finite number"),
     (lambda: kvplan.plan(QWEN, "H100", gpu_bandwidth=float("inf")), "a finite number"),
     (lambda: kvplan.plan(QWEN, "H100", tp=-1), "tp"),

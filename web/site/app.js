@@ -38,6 +38,11 @@ function call(fn, args) {
 // --- formatting: the library's own formatters -------------------------------------------
 function fmtBytes(n) { return call('format', { bytes: [n] }).bytes[0]; }
 function fmtCount(n) { return call('format', { counts: [n] }).counts[0]; }
+// A byte axis in GB (10^9 bytes), its tick labels by the library's format_gb.
+function gbAxis(extra = {}) {
+  return Object.assign({ title: { display: true, text: 'GB (10^9 bytes)' },
+    ticks: { callback: (v) => call('format', { gb: [Math.max(0, Math.round(v))] }).gb[0] } }, extra);
+}
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -102,19 +107,32 @@ function saveUrl() {
   history.replaceState(null, '', '#' + q.toString());
 }
 
+// A link's values go to the library as given: a select offers them even when they are not among its
+// options (kv_dtype=fp8 is the library's alias of fp8_e4m3), and the library says when one is wrong.
+// A parameter naming no field is reported above the panels, never dropped silently.
 function loadUrl() {
   const q = new URLSearchParams(location.hash.slice(1));
+  const unknown = [];
   for (const [k, v] of q) {
+    if (k === 'tab') continue;
     const [p, name] = k.split('.');
-    if (!name || !PANELS.includes(p)) continue;
+    if (!name || !PANELS.includes(p) || (!panelEl(p).querySelector(`[name="${CSS.escape(name)}"]`) && !(p === 'compare' && name === 'models'))) {
+      unknown.push(k);
+      continue;
+    }
     if (p === 'compare' && name === 'models') {
       const want = new Set(v.split(','));
       for (const c of document.querySelectorAll('#compare-models input')) c.checked = want.has(c.value);
       continue;
     }
-    const f = panelEl(p).querySelector(`[name="${name}"]`);
-    if (f) f.value = v;
+    const f = panelEl(p).querySelector(`[name="${CSS.escape(name)}"]`);
+    if (f.tagName === 'SELECT' && ![...f.options].some((o) => o.value === v)) f.append(el('option', { value: v, text: `${v} (from the link)` }));
+    f.value = v;
   }
+  const box = document.getElementById('link-error');
+  if (q.has('tab') && !PANELS.includes(q.get('tab'))) unknown.push('tab=' + q.get('tab'));
+  box.textContent = unknown.length ? `This link names what the page does not have: ${unknown.join(', ')} (ignored).` : '';
+  box.hidden = unknown.length === 0;
   return PANELS.includes(q.get('tab')) ? q.get('tab') : 'model';
 }
 
@@ -171,7 +189,6 @@ function chart(id, config) {
   charts[id] = new Chart(document.getElementById(id), config);
 }
 
-function dtypeArgs(v) { return { kv_dtype: v.kv_dtype }; }
 
 function modelArgs(v) {
   if (v.config && v.config.trim()) return { config: v.config, source: configSource || 'pasted config.json' };
@@ -181,7 +198,9 @@ let configSource = '';
 
 const RENDER = {
   model(v) {
-    const r = call('inspect', Object.assign(modelArgs(v), { tokens: v.tokens, batch: v.batch }, dtypeArgs(v)));
+    const args = modelArgs(v);
+    for (const f of sizeFields) if (v[f.name] !== undefined && v[f.name] !== '') args[f.name] = v[f.name];
+    const r = call('inspect', args);
     const m = r.model, s = r.size;
     summary(document.getElementById('model-summary'), [
       ['model', num('size.model', s.model, 'text')],
@@ -215,7 +234,7 @@ const RENDER = {
         datasets: [{ label: `bytes per layer at ${fmtCount(s.tokens)} tokens x ${s.batch}`, data: s.layers.map((l) => plotted(l.bytes)),
           backgroundColor: s.layers.map((l) => KIND_COLORS[l.kind] || '#888') }] },
       options: { plugins: { tooltip: { callbacks: { label: (c) => `${s.layers[c.dataIndex].kind}: ${fmtBytes(s.layers[c.dataIndex].bytes)}` } } },
-        scales: { x: { title: { display: true, text: 'layer' } }, y: { title: { display: true, text: 'bytes' } } } },
+        scales: { x: { title: { display: true, text: 'layer' } }, y: gbAxis() } },
     });
   },
 
@@ -238,13 +257,17 @@ const RENDER = {
       type: 'bar',
       data: { labels: r.models.map((m) => m.model.split('/').pop()),
         datasets: [{ label: `cache of one conversation at ${fmtCount(r.tokens)} tokens`, data: r.models.map((m) => plotted(m.cache_bytes)), backgroundColor: '#3b6fb6' }] },
-      options: { indexAxis: 'y', plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(r.models[c.dataIndex].cache_bytes) } } } },
+      options: { indexAxis: 'y', scales: { x: gbAxis() },
+        plugins: { tooltip: { callbacks: { label: (c) => fmtBytes(r.models[c.dataIndex].cache_bytes) } } } },
     });
   },
 
   fit(v) {
-    const p = call('plan', { model: v.model, gpu: v.gpu, gpus: v.gpus, tp: v.tp, pp: v.pp, context: v.context,
-      concurrency: v.concurrency, kv_dtype: v.kv_dtype, weight_dtype: v.weight_dtype, engine: v.engine });
+    // Every plan field on the form (the static ones and those built from the table); blank = unset.
+    const args = { model: v.model };
+    for (const f of planFields) if (v[f.name] !== undefined && v[f.name] !== '') args[f.name] = v[f.name];
+    const p = call('plan', args);
+    document.getElementById('fit-request').textContent = JSON.stringify(p.request, EXACT_JSON ? rawBigInts : undefined, 1);
     const h = document.getElementById('fit-headline');
     h.replaceChildren('The cache alone, ', num('cache_total_bytes', p.cache_total_bytes, 'human'), ', takes ',
       num('cache_only_gpus', p.cache_only_gpus), ` x ${p.gpu} at the datasheet memory (`,
@@ -274,7 +297,7 @@ const RENDER = {
     chart('chart-fit', {
       type: 'bar',
       data: { labels: ['per GPU'], datasets: parts.map(([label, b, c]) => ({ label, data: [plotted(b)], backgroundColor: c })) },
-      options: { indexAxis: 'y', scales: { x: { stacked: true }, y: { stacked: true } },
+      options: { indexAxis: 'y', scales: { x: gbAxis({ stacked: true }), y: { stacked: true } },
         plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtBytes(parts[c.datasetIndex][1])}` } } } },
     });
     const notes = document.getElementById('fit-notes');
@@ -392,6 +415,34 @@ function compareModels() {
   return [...document.querySelectorAll('#compare-models input:checked')].map((c) => c.value);
 }
 
+// --- the request forms from the library's field tables -------------------------------------
+// kvplan_call('fields') is request_fields(verb): the same list as the CLI's flags and
+// kvplan.fields(verb). A panel's own inputs must be table fields; the rest are built here.
+// The Model panel's size options are request_fields("size") the same way.
+let planFields = [], sizeFields = [];
+function buildForm(panel, verb, boxId, own) {
+  const table = call('fields', { verb }).fields;
+  const names = new Set(table.map((f) => f.name));
+  const form = panelEl(panel).querySelector('form');
+  const present = new Set([...form.querySelectorAll('[name]')].map((e) => e.name));
+  for (const n of present) if (!own.includes(n) && !names.has(n)) throw new Error(`the ${panel} form's field "${n}" is not a ${verb} option (request_fields)`);
+  const box = document.getElementById(boxId);
+  for (const f of table) {
+    if (present.has(f.name)) continue;
+    const input = el('input', { name: f.name, value: '', placeholder: f.default ?? 'unset', 'data-type': f.type, title: f.help });
+    if (f.type === 'dtype') input.setAttribute('list', 'dtype-names');
+    if (f.type === 'tokens') input.setAttribute('list', 'token-presets');
+    box.append(el('label', {}, `${f.cli_flag}${f.unit ? ` (${f.unit})` : ''}`, input, el('small', { text: f.help })));
+  }
+  return table;
+}
+function buildRequestForms() {
+  planFields = buildForm('fit', 'plan', 'fit-fields', ['model']);
+  sizeFields = buildForm('model', 'size', 'model-fields', ['model', 'config', 'upload']);
+  window.kvplanPlanFields = planFields;  // read by the browser tests
+  window.kvplanSizeFields = sizeFields;
+}
+
 // --- start-up ------------------------------------------------------------------------------
 function fillPickers() {
   const models = call('models').models.map((m) => m.id);
@@ -405,6 +456,9 @@ function fillPickers() {
     ...(s.name === 'weight_dtype' ? presets.map((d) => opt(d, `${d} (preset)`)) : []),
     ...dtypes.filter((d) => s.name !== 'weight_dtype' || !presets.some((p) => p.toLowerCase() === d)).map((d) => opt(d)));
   for (const s of document.querySelectorAll('select[data-gpus]')) s.replaceChildren(...gpus.map((g) => opt(g.name, `${g.name} (${g.memory_marketing})`)));
+  // The Fit panel also plans on a custom device: no catalog entry, --gpu-memory (and bandwidth) below.
+  panelEl('fit').querySelector('[name=gpu]').append(opt('', 'custom (set --gpu-memory below)'));
+  document.getElementById('dtype-names').replaceChildren(opt('auto'), ...dtypes.map((d) => opt(d)));
   const pick = (p, name, value) => { const f = panelEl(p).querySelector(`[name=${name}]`); if ([...f.options].some((o) => o.value === value)) f.value = value; };
   pick('model', 'model', 'meta-llama/Llama-3.1-70B');
   pick('model', 'kv_dtype', 'fp16');
@@ -450,6 +504,7 @@ async function start() {
   try {
     lib = await createKvplan();
     document.getElementById('version').textContent = 'libkvplan ' + call('version').version + '.';
+    buildRequestForms();
     fillPickers();
     wire();
     setupTabs();

@@ -69,26 +69,6 @@ std::string string_field(const json& a, const char* key, std::string fallback = 
   return a[key].get<std::string>();
 }
 
-std::optional<double> number_field(const json& a, const char* key, const char* flag) {
-  if (!a.contains(key) || a[key].is_null()) return std::nullopt;
-  const auto& v = a[key];
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s.empty()) return std::nullopt;
-    std::size_t used = 0;
-    double d = 0;
-    try {
-      d = std::stod(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != s.size()) throw InputError::value(flag, s, "a number");
-    return d;
-  }
-  throw InputError::value(flag, v.dump(), "a number");
-}
-
 // "auto" or empty = the model's own dtype (the CLI's parse_dtype_or_auto).
 std::optional<Dtype> dtype_field(const json& a, const char* key, const char* flag) {
   const std::string s = string_field(a, key);
@@ -116,22 +96,20 @@ ModelSpec load(const json& a) {
   return load_model(id, lo);
 }
 
-// --kv-dtype / --k-dtype / --v-dtype / --state-dtype, as DtypeOptions::apply in the CLI.
-void apply_dtypes(const json& a, Workload& w) {
-  const auto both = dtype_field(a, "kv_dtype", "--kv-dtype");
-  w.k_dtype = string_field(a, "k_dtype").empty() ? both : dtype_field(a, "k_dtype", "--k-dtype");
-  w.v_dtype = string_field(a, "v_dtype").empty() ? both : dtype_field(a, "v_dtype", "--v-dtype");
-  w.state_dtype = dtype_field(a, "state_dtype", "--state-dtype");
+// The request-table fields among the page's arguments (kvplan/request.h): every key but the
+// model's ("model", "config", "source", "assume") and the ones `extra` names (a sweep's axes).
+json request_of(const json& a, std::initializer_list<const char*> extra = {}) {
+  json r = json::object();
+  for (const auto& [k, v] : a.items()) {
+    bool skip = k == "model" || k == "config" || k == "source" || k == "assume";
+    for (const char* e : extra) skip = skip || k == e;
+    if (!skip) r[k] = v;
+  }
+  return r;
 }
 
-Workload workload(const json& a) {
-  Workload w;
-  w.tokens = tokens_field(a, "tokens", "--tokens").value_or(4096);
-  w.batch = tokens_field(a, "batch", "--batch").value_or(1);
-  w.tp = count_field(a, "tp", "--tp").value_or(1);
-  apply_dtypes(a, w);
-  return w;
-}
+// The size request, read by the library's own parser (the CLI's and Python's).
+Workload workload(const json& a) { return workload_from_request(request_of(a, {"prompt", "steps"})); }
 
 // `kvplan size --json`
 json do_size(const json& a) {
@@ -187,53 +165,15 @@ json do_compare(const json& a) {
   return {{"tokens", tokens}, {"models", rows}};
 }
 
-// The planner input, field for field what cli/plan_options.h fills from the flags.
-PlanInput plan_input(const json& a) {
-  PlanInput in;
-  const std::string gpu = string_field(a, "gpu");
-  const std::string gpu_memory = string_field(a, "gpu_memory");
-  if (!gpu.empty()) {
-    in.gpu = find_accelerator(gpu);
-  } else if (!gpu_memory.empty()) {
-    in.gpu.name = "custom";
-    in.gpu.memory_basis = "given by --gpu-memory";
-  } else {
-    throw InputError::value("--gpu", "nothing", "an accelerator name (kvplan gpus), --gpu-file or --gpu-memory");
-  }
-  if (!gpu_memory.empty()) {
-    in.gpu.memory_bytes = parse_bytes(gpu_memory, "--gpu-memory");
-    in.gpu.memory_basis = "given by --gpu-memory";
-    in.gpu.memory_marketing_bytes = in.gpu.memory_bytes;
-    in.gpu.memory_marketing = format_gb(in.gpu.memory_bytes, 0);
-  }
-  if (auto bw = number_field(a, "gpu_bandwidth", "--gpu-bandwidth"); bw && *bw != 0) in.gpu.bandwidth_bytes_per_s = *bw;
-  const EnginePreset preset = engine_preset(string_field(a, "engine", "none"));
-  in.gpus = count_field(a, "gpus", "--gpus");
-  in.tp = count_field(a, "tp", "--tp");
-  in.pp = count_field(a, "pp", "--pp").value_or(1);
-  in.dp = count_field(a, "dp", "--dp").value_or(1);
-  Workload w;
-  apply_dtypes(a, w);
-  in.k_dtype = w.k_dtype;
-  in.v_dtype = w.v_dtype;
-  in.state_dtype = w.state_dtype;
-  in.weight_dtype = weight_format_field(a, "weight_dtype", "--weight-dtype");
-  if (const std::string s = string_field(a, "weights"); !s.empty()) in.weight_bytes = parse_bytes(s, "--weights");
-  in.utilization = number_field(a, "utilization", "--utilization").value_or(preset.utilization);
-  in.block_tokens = count_field(a, "block_tokens", "--block-tokens").value_or(preset.block_tokens);
-  in.kv_dtypes = preset.kv_dtypes;
-  in.shared_prefix_tokens = tokens_field(a, "shared_prefix", "--shared-prefix").value_or(0);
-  in.context = tokens_field(a, "context", "--context").value_or(4096);
-  in.concurrency = tokens_field(a, "concurrency", "--concurrency").value_or(1);
-  return in;
-}
-
 // `kvplan plan --json`
+// The request goes through the library's one parser (plan_input_from_request, as the CLI's flags
+// and Python's keywords do) and comes back as the same echo, request_json().
 json do_plan(const json& a) {
-  const PlanInput in = plan_input(a);
+  const PlanInput in = plan_input_from_request(request_of(a));
   const ModelSpec m = load(a);
   auto j = to_json(plan(m, in));
   j["assumptions"] = m.assumptions;
+  j["request"] = request_json(in);
   return j;
 }
 
@@ -250,7 +190,7 @@ std::vector<std::uint64_t> token_list(const json& a, const char* key, const char
 
 // `kvplan sweep --json`
 json do_sweep(const json& a) {
-  PlanInput in = plan_input(a);
+  PlanInput in = plan_input_from_request(request_of(a, {"contexts", "concurrency_list"}));
   const auto contexts = token_list(a, "contexts", "--contexts");
   const auto concurrency = token_list(a, "concurrency_list", "--concurrency");
   in.context = contexts.front();
@@ -258,6 +198,7 @@ json do_sweep(const json& a) {
   auto j = to_json(sweep(m, in, contexts, concurrency));
   j["model"] = m.name;
   j["gpu"] = in.gpu.name;
+  j["request"] = sweep_request_json(in);
   return j;
 }
 
@@ -292,14 +233,18 @@ json do_check(const json& a) {
 }
 
 // The library's own formatters for numbers the page prints: format_bytes ("42.95 GB (40.00
-// GiB)") and format_count ("1,234"), so the page and the CLI's text output spell them alike.
+// GiB)"), format_count ("1,234") and format_gb ("42.95 GB", chart axes), so the page and the CLI's
+// text output spell them alike.
 json do_format(const json& a) {
-  json bytes = json::array(), counts = json::array();
+  json bytes = json::array(), counts = json::array(), gb = json::array();
   if (a.contains("bytes"))
     for (const auto& v : a["bytes"]) bytes.push_back(format_bytes(v.get<std::uint64_t>()));
   if (a.contains("counts"))
     for (const auto& v : a["counts"]) counts.push_back(format_count(v.get<std::uint64_t>()));
-  return {{"bytes", bytes}, {"counts", counts}};
+  // Chart axes in GB (10^9 bytes): format_gb, as the CLI's "GB" figures.
+  if (a.contains("gb"))
+    for (const auto& v : a["gb"]) gb.push_back(format_gb(v.get<std::uint64_t>(), 2));
+  return {{"bytes", bytes}, {"counts", counts}, {"gb", gb}};
 }
 
 json do_dtypes(const json&) {
@@ -309,9 +254,16 @@ json do_dtypes(const json&) {
   return {{"dtypes", out}, {"weight_presets", weight_preset_names()}};
 }
 
+// kvplan.fields(verb) / request_fields(): the request table the page builds its plan form from.
+json do_fields(const json& a) {
+  json out = json::array();
+  for (const auto& f : request_fields(string_field(a, "verb", "plan"))) out.push_back(to_json(f));
+  return {{"fields", out}};
+}
+
 json functions() {
   return {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation",
-          "gpus",      "compare", "plan",   "sweep",  "check"};
+          "gpus",      "compare", "plan",   "sweep",  "check",  "fields"};
 }
 
 json dispatch(const std::string& fn, const json& a) {
@@ -328,6 +280,7 @@ json dispatch(const std::string& fn, const json& a) {
   if (fn == "plan") return do_plan(a);
   if (fn == "sweep") return do_sweep(a);
   if (fn == "check") return do_check(a);
+  if (fn == "fields") return do_fields(a);
   std::string known;
   for (const auto& f : functions()) known += (known.empty() ? "" : ", ") + f.get<std::string>();
   throw InputError::value("function", fn, known);

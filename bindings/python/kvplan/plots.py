@@ -24,11 +24,11 @@ def memory_vs_context(models, contexts, batch=1, kv_dtype=None, weight_dtype=Non
                       axes=None):
     """Memory vs context for several models: weights and cache stacked (GB, 10^9 bytes).
 
-    One panel per model; `gpu` (a catalog name) draws the device's memory as a line.
-    Returns the figure.
+    One panel per model; `gpu` (a catalog name) draws the memory an engine may use on one device
+    (the plan's per-GPU usable memory: capacity x utilization 0.9) as a line. Returns the figure.
     """
     import matplotlib.pyplot as plt
-    from ._planner import weight_bytes
+    from ._planner import plan, weight_bytes
     models = [_model(m) for m in ([models] if isinstance(models, (str, _core.Model)) else models)]
     if axes is None:
         fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.6), squeeze=False,
@@ -36,7 +36,7 @@ def memory_vs_context(models, contexts, batch=1, kv_dtype=None, weight_dtype=Non
         axes = axes[0]
     else:
         fig = axes[0].figure
-    cap = _core.gpu(gpu)["memory_bytes"] if gpu else None
+    cap = plan(models[0], gpu)["per_gpu"]["usable_bytes"] if gpu else None
     ctx = [int(_core.parse_tokens(c) if isinstance(c, str) else c) for c in contexts]
     for ax, m in zip(axes, models):
         w = weight_bytes(m, weight_dtype)["total"]
@@ -44,7 +44,7 @@ def memory_vs_context(models, contexts, batch=1, kv_dtype=None, weight_dtype=Non
         ax.stackplot(ctx, [[w / 1e9] * len(ctx), [b / 1e9 for b in kv]],
                      labels=["weights", f"cache (batch {batch})"], colors=["#c7c7c7", "#1f77b4"])
         if cap:
-            ax.axhline(cap / 1e9, color="red", ls="--", lw=1, label=f"one {gpu}")
+            ax.axhline(cap / 1e9, color="red", ls="--", lw=1, label=f"one {gpu}, usable")
         ax.set_xscale("log", base=2)
         ax.set_title(m.name, fontsize=9)
         ax.set_xlabel("context (tokens)")
@@ -74,6 +74,7 @@ def gpus_heatmap(model, contexts, concurrency, gpu="H100", counts=(1, 2, 4, 8), 
     ax.set_ylabel("context (tokens)")
     ax.set_title(f"{m.name}: {gpu} GPUs needed", fontsize=10)
     ax.figure.colorbar(im, ax=ax, label="GPUs")
+    ax.figure.tight_layout()  # the title and labels inside the figure, colorbar included
     return ax.figure
 
 
@@ -84,12 +85,14 @@ def decode_roofline(model, batches, context=4096, gpu="H100", ax=None, **kw):
     from ._planner import plan
     m = _model(model)
     plans = [plan(m, gpu, context=context, concurrency=b, **kw) for b in batches]
-    bw = _core.gpu(gpu)["bandwidth_bytes_per_s"] if isinstance(gpu, str) else gpu["bandwidth_bytes_per_s"]
     ax = _axes(ax)
+    # The library's terms of the step (every PP stage's weight reads, cache reads, offload), which
+    # add up to it; the plot does no arithmetic of its own.
     ax.plot(batches, [p["decode_step_seconds"] * 1e3 for p in plans], "k-", lw=2, label="decode step")
-    ax.plot(batches, [p["weight_bytes_read_per_step"] / bw * 1e3 for p in plans], "--",
-            label="weight reads")
-    ax.plot(batches, [p["kv_bytes_read_per_step"] / bw * 1e3 for p in plans], "--", label="cache reads")
+    ax.plot(batches, [p["decode_weight_seconds"] * 1e3 for p in plans], "--", label="weight reads")
+    ax.plot(batches, [p["decode_kv_seconds"] * 1e3 for p in plans], "--", label="cache reads")
+    if any(p["decode_offload_seconds"] for p in plans):
+        ax.plot(batches, [p["decode_offload_seconds"] * 1e3 for p in plans], "--", label="offloaded cache")
     cross = plans[0]["crossover_concurrency"]
     if cross:
         ax.axvline(cross, color="red", lw=1)

@@ -100,6 +100,9 @@ struct Plan {
   std::uint64_t weight_bytes_read_per_step = 0;  // per GPU, summed over PP stages
   std::uint64_t kv_bytes_read_per_step = 0;
   double decode_step_seconds = 0;
+  // Its terms, which add up to decode_step_seconds: the weight reads of every PP stage (a stage
+  // waits for the one before), the cache reads, and the offloaded cache over the host link.
+  double decode_weight_seconds = 0, decode_kv_seconds = 0, decode_offload_seconds = 0;
   double decode_tokens_per_second = 0;           // per sequence
   double decode_tokens_per_second_aggregate = 0; // all sequences, all replicas
   double prefill_flops = 0;

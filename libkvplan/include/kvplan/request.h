@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvplan/planner.h"
+#include "kvplan/sizes.h"
 
 namespace kvplan {
 
@@ -18,6 +19,7 @@ enum class FieldType {
   count,          // a positive integer
   tokens,         // a token count: 4096, "32k"
   bytes,          // a byte count: 123456, "80GB", "1.5GiB"
+  memory,         // a device memory size: a number of bytes, or text with a unit ("80GB"; a bare "24" is refused)
   fraction,       // a number in (0, 1]
   rate,           // a non-negative number (bytes/s, FLOP/s)
   dtype,          // a dtype name, "auto" = the model's
@@ -46,6 +48,22 @@ std::span<const RequestField> size_request_fields();
 // By verb: "plan" and "sweep" (plan_request_fields), "size"; InputError for another.
 std::span<const RequestField> request_fields(std::string_view verb);
 const RequestField& request_field(std::string_view verb, std::string_view name);
+
+// How a face names a field in its messages: the CLI flag ("--gpu-memory") or the keyword
+// ("gpu_memory", Python and the page).
+enum class FieldNaming { cli_flag, keyword };
+
+// The one request parser every face calls. `request` is an object of table fields (its keys the
+// field names); each value is a string as typed ("32k", "80GB", "21,20,20,19", "auto"), a number,
+// or for count lists an array; null, "" and [] mean unset (the table's default). Each value is
+// read by its field's type; an unknown key or a bad value is an InputError naming the field as
+// `naming` spells it. "gpu" may be a catalog name or an object with the catalog's keys; `device`,
+// when given, replaces it (the CLI's --gpu-file). The result is what the planner is called with,
+// and request_json() echoes it.
+PlanInput plan_input_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword,
+                                  const Accelerator* device = nullptr);
+// The same for `kvplan size` / kvplan.size() (size_request_fields).
+Workload workload_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
 
 nlohmann::json to_json(const RequestField& f);
 // The request as the planner resolved it from any face: every PlanInput value (device figures

@@ -604,9 +604,13 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   if (!(bw > 0)) {
     p.notes.push_back("no memory bandwidth for " + in.gpu.name + " (give --gpu-bandwidth): no decode-speed figures");
   } else {
+  p.decode_weight_seconds = w_read / bw;
+  p.decode_kv_seconds = static_cast<double>(kv_read) / bw;
   double step = (w_read + static_cast<double>(kv_read)) / bw;
   if (p.per_gpu.offloaded_bytes) {
-    step += static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
+    p.decode_offload_seconds =
+        static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
+    step += p.decode_offload_seconds;
     p.notes.push_back("offloaded cache is read over the host link every step (busiest stage's spill x pp stages)");
   }
   p.decode_step_seconds = step;

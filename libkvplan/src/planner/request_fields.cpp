@@ -24,7 +24,7 @@ constexpr std::array<RequestField, 7> kSizeFields{{
 }};
 constexpr std::array<RequestField, 27> kPlanFields{{
     {"gpu", "--gpu", T::name, "", "", "accelerator name (kvplan gpus), e.g. H100, MI300X"},
-    {"gpu_memory", "--gpu-memory", T::bytes, "bytes", "",
+    {"gpu_memory", "--gpu-memory", T::memory, "bytes", "",
      "device memory (overrides the catalog; with no --gpu, a custom device)"},
     {"gpu_bandwidth", "--gpu-bandwidth", T::rate, "bytes/s", "", "memory bandwidth in bytes/s (e.g. 3.35e12)"},
     {"gpu_flops", "--gpu-flops", T::rate, "FLOP/s", "", "dense BF16 peak FLOP/s for TTFT (e.g. 989e12)"},
@@ -43,15 +43,15 @@ constexpr std::array<RequestField, 27> kPlanFields{{
     {"weights", "--weights", T::bytes, "bytes", "", "total weight bytes, replacing kvplan's count (e.g. 16GB)"},
     {"engine", "--engine", T::name, "", "none", "defaults of an engine: none or vllm"},
     {"utilization", "--utilization", T::fraction, "", "0.9",
-     "fraction of device memory the engine may use (default 0.9)"},
+     "fraction of device memory the engine may use"},
     {"reserved", "--reserved", T::bytes, "bytes", "",
      "reserved memory per GPU for activations/CUDA graphs/runtime (replaces the estimate)"},
     {"runtime_overhead", "--runtime-overhead", T::bytes, "bytes", "1GiB",
-     "runtime part of the reserved estimate (default 1GiB)"},
+     "runtime part of the reserved estimate"},
     {"prefill_chunk", "--prefill-chunk", T::tokens, "tokens", "8192",
-     "tokens per forward pass in the activation estimate (default 8192)"},
+     "tokens per forward pass in the activation estimate"},
     {"block_tokens", "--block-tokens", T::count, "tokens", "1",
-     "paging block: per-sequence tokens round up to it (default 1; vllm 16)"},
+     "paging block: per-sequence tokens round up to it (--engine vllm: 16)"},
     {"shared_prefix", "--shared-prefix", T::tokens, "tokens", "0",
      "tokens of a common prefix stored once (prefix caching)"},
     {"offload", "--offload", T::bytes, "bytes", "0", "host memory per GPU the cache may spill into (e.g. 256GB)"},
@@ -67,6 +67,7 @@ std::string_view field_type_name(FieldType t) {
     case T::count: return "count";
     case T::tokens: return "tokens";
     case T::bytes: return "bytes";
+    case T::memory: return "memory";
     case T::fraction: return "fraction";
     case T::rate: return "rate";
     case T::dtype: return "dtype";

@@ -101,6 +101,9 @@ json to_json(const Plan& p) {
   j["weight_bytes_read_per_step"] = p.weight_bytes_read_per_step;
   j["kv_bytes_read_per_step"] = p.kv_bytes_read_per_step;
   j["decode_step_seconds"] = p.decode_step_seconds;
+  j["decode_weight_seconds"] = p.decode_weight_seconds;
+  j["decode_kv_seconds"] = p.decode_kv_seconds;
+  j["decode_offload_seconds"] = p.decode_offload_seconds;
   j["decode_tokens_per_second"] = p.decode_tokens_per_second;
   j["decode_tokens_per_second_aggregate"] = p.decode_tokens_per_second_aggregate;
   j["prefill_flops"] = p.prefill_flops;

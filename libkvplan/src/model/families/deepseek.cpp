@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kvplan/checked.h"
+#include "kvplan/units.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -164,8 +165,8 @@ void count_deepseek(const ParamCtx& x) {
       x.inv.linear(C::lm_head, p + "shared_head.head", x.m.dims.vocab_size, h);
     }
     x.inv.mtp = false;
-    x.note("deepseek: " + std::to_string(nextn) +
-           " MTP layer(s) counted in mtp (not in total), each with its stored copy of the embedding and head");
+    x.note("deepseek: " + format_count(nextn, "MTP layer") + " counted in mtp (not in total), " +
+           (nextn == 1 ? "with" : "each with") + " its stored copy of the embedding and head");
   }
 }
 

@@ -3,6 +3,7 @@
 // layers_block_type list of the same kinds by name. vLLM keeps its SSM state in float32 unless
 // told otherwise.
 #include "kvplan/checked.h"
+#include "kvplan/units.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -131,7 +132,8 @@ void count_nemotron_h(const ParamCtx& x) {
   x.inv.norm(C::norms, "backbone.norm_f", h);
   embeddings(x.inv, x.m, "backbone.embeddings.weight");
   if (auto mtp = c.uint("num_nextn_predict_layers", true); mtp && *mtp)
-    x.note("nemotron_h: the " + std::to_string(*mtp) + " MTP layer(s) (mtp_layers_block_type) are not counted");
+    x.note("nemotron_h: the " + format_count(*mtp, "MTP layer") + " (mtp_layers_block_type)" + (*mtp == 1 ? " is" : " are") +
+           " not counted");
 }
 
 }  // namespace

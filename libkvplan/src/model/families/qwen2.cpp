@@ -3,6 +3,7 @@
 // when use_sliding_window, and only for layers >= max_window_layers (transformers Qwen2Config,
 // Qwen2_5_VLTextConfig), unless layer_types says otherwise.
 #include "kvplan/checked.h"
+#include "kvplan/units.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -30,7 +31,7 @@ void map_qwen(const LoadCtx& x) {
 void count_mimo(const ParamCtx& x) {
   llama_like(x, {.qkv_bias_only = true});
   if (auto mtp = x.c.uint("num_nextn_predict_layers", true); mtp && *mtp)
-    x.note("mimo: the " + std::to_string(*mtp) + " MTP layer(s) are a separate draft model; not counted");
+    x.note("mimo: the " + format_count(*mtp, "MTP layer") + (*mtp == 1 ? " is" : " are") + " a separate draft model; not counted");
 }
 
 // Qwen2.5-VL (transformers modeling_qwen2_5_vl.py; vLLM qwen2_5_vl.py): the text model is a Qwen2

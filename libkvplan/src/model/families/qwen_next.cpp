@@ -1,6 +1,7 @@
 // Qwen3-Next and Qwen3.5: gated DeltaNet (linear attention) layers and one gated full-attention
 // layer per full_attention_interval (or layer_types), a MoE with a gated shared expert, MTP.
 #include "kvplan/checked.h"
+#include "kvplan/units.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -91,7 +92,7 @@ void count_qwen_next(const ParamCtx& x, bool fused) {
   x.inv.norm(C::norms, "model.norm", h);
   embeddings(x.inv, x.m);
   if (auto mtp = x.c.uint("mtp_num_hidden_layers", true); mtp && *mtp) {
-    // Qwen3.5 MTP: fc (h x 2h), two pre-fc norms, decoder layer(s) with full attention, a norm;
+    // Qwen3.5 MTP: fc (h x 2h), two pre-fc norms, decoder layers (num_nextn_predict_layers) with full attention, a norm;
     // the embedding and head are shared unless mtp_use_dedicated_embeddings.
     x.inv.mtp = true;
     const std::string p = "mtp.";
@@ -103,7 +104,7 @@ void count_qwen_next(const ParamCtx& x, bool fused) {
     if (x.c.boolean("mtp_use_dedicated_embeddings").value_or(false))
       x.inv.add(C::embedding, K::embedding, p + "embed_tokens.weight", x.m.dims.vocab_size, h);
     x.inv.mtp = false;
-    x.note(x.m.model_type + ": " + std::to_string(*mtp) + " MTP layer(s) counted in mtp (not in total)");
+    x.note(x.m.model_type + ": " + format_count(*mtp, "MTP layer") + " counted in mtp (not in total)");
   }
   if (x.c.has_root("vision_config")) x.note(x.m.model_type + ": text model only; the vision encoder is not counted");
 }
