@@ -1,4 +1,5 @@
 // kvplan engine ENGINE MODEL ...: what vLLM / llama.cpp / SGLang / TensorRT-LLM allocate and log.
+#include <algorithm>
 #include <iostream>
 
 #include "common.h"
@@ -163,6 +164,24 @@ int run_engine(const EngineOptions& o) {
 }
 }  // namespace
 
+// Which engines read an option (run_engine above): a flag another engine reads is an error, never
+// silently ignored (`engine vllm --ctx-size 4096` is llama.cpp's n_ctx, not vLLM's max_model_len).
+struct EngineFlag {
+  CLI::Option* option;
+  std::vector<EngineKind> engines;
+};
+
+void refuse_foreign_flags(EngineKind kind, const std::vector<EngineFlag>& flags) {
+  for (const auto& f : flags) {
+    if (f.option->count() == 0 || std::find(f.engines.begin(), f.engines.end(), kind) != f.engines.end()) continue;
+    std::string owners;
+    for (EngineKind e : f.engines) owners += (owners.empty() ? "" : ", ") + std::string(engine_name(e));
+    throw InputError::value(f.option->get_name(), "given for engine " + std::string(engine_name(kind)),
+                            "an option of " + std::string(engine_name(kind)) + " (" + f.option->get_name() + " is read by " + owners +
+                                " only; see kvplan engine --help)");
+  }
+}
+
 static void register_engine(CLI::App& app, Runner& run) {
   auto o = std::make_shared<EngineOptions>();
   auto* cmd = app.add_subcommand("engine", "what an inference engine (vllm, llama.cpp, sglang, trtllm) allocates and logs");
@@ -227,7 +246,30 @@ static void register_engine(CLI::App& app, Runner& run) {
   cmd->add_option("--peak-memory", o->peak_memory, "profiled peak (torch + non-torch)")->group(g);
   cmd->add_option("--temp-kv-memory", o->temp_kv_memory, "the profiling KV cache added back")->group(g);
   cmd->add_flag("--cpp", o->cpp, "the C++ manager's rules (ceil blocks, window-weighted VSWA shares)")->group(g);
-  cmd->callback([&run, o] { run = [o] { return run_engine(*o); }; });
+  // Every option after ENGINE/MODEL/--json belongs to the engines its group names, with the
+  // exceptions run_engine makes (shared flags not every engine reads; two SGLang/TRT-LLM flags).
+  using E = EngineKind;
+  auto flags = std::make_shared<std::vector<EngineFlag>>();
+  for (CLI::Option* opt : cmd->get_options()) {
+    const std::string& grp = opt->get_group();
+    const std::string name = opt->get_name();
+    std::vector<E> engines;
+    if (grp == "vLLM") engines = {E::vllm};
+    else if (grp == "llama.cpp") engines = {E::llamacpp};
+    else if (grp == "SGLang") engines = {E::sglang};
+    else if (grp == "TensorRT-LLM") engines = {E::trtllm};
+    else if (grp == "shared") engines = {E::vllm, E::sglang, E::trtllm};
+    else continue;
+    if (name == "--attention-backend" || name == "--blackwell" || name == "--weights") engines = {E::vllm, E::sglang};
+    if (name == "--enable-dp-attention" || name == "--kv-memory") engines = {E::sglang, E::trtllm};
+    flags->push_back({opt, std::move(engines)});
+  }
+  cmd->callback([&run, o, flags] {
+    run = [o, flags] {
+      refuse_foreign_flags(parse_engine(o->engine), *flags);
+      return run_engine(*o);
+    };
+  });
 }
 
 KVPLAN_VERB(40, register_engine);

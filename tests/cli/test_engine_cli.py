@@ -76,6 +76,17 @@ if j:
 rc, out, err = run("engine", "llama.cpp", "meta-llama/Llama-3.1-8B", "--cache-type-v", "q8_0", "--flash-attn", "off", "--json")
 check("quant V without FA exits 2", rc == 2 and out == "" and "--cache-type-v" in err and err.count("\n") == 1, (rc, err))
 
+# A flag another engine reads is refused, never ignored: --ctx-size is llama.cpp's n_ctx, --tp is
+# not a llama.cpp option, --max-model-len is vLLM's. Flags two engines read pass for both.
+for eng, flag, named in (("vllm", ["--ctx-size", "4096"], "--ctx-size"), ("llama.cpp", ["--tp", "2"], "--tensor-parallel-size"),
+                         ("sglang", ["--max-model-len", "4096"], "--max-model-len"), ("trtllm", ["--page-size", "64"], "--page-size"),
+                         ("llama.cpp", ["--weights", "10GiB"], "--weights")):
+    rc, out, err = run("engine", eng, "meta-llama/Llama-3.1-8B", *flag)
+    check(f"engine {eng} refuses {flag[0]}", rc == 2 and out == "" and named in err and eng in err, (rc, out[:100], err))
+for eng in ("sglang", "trtllm"):
+    rc, out, err = run("engine", eng, "meta-llama/Llama-3.1-8B", "--kv-memory", "10GiB", "--enable-dp-attention")
+    check(f"engine {eng} takes --kv-memory and --enable-dp-attention", rc == 0, err)
+
 # SGLang with a fixed KV budget: 10 GiB // 131,072 = 81,920 tokens (page 1), +1 dummy row
 rc, j, err = engine_json("sglang", "meta-llama/Llama-3.1-8B", "--kv-memory", "10GiB", "--context-length", "8192")
 check("sglang rc", rc == 0, err)
