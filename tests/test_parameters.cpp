@@ -215,10 +215,22 @@ BOOST_AUTO_TEST_CASE(published_figures_of_other_bundled_models) {
       {"MiniMaxAI/MiniMax-M1", 456e9, 0.01},                 // 456B
       {"Qwen/Qwen3-Next-80B-A3B-Thinking", 80e9, 0.01},      // 80B
       {"google/gemma-4-26B-A4B", 25.2e9, 0.01},              // 25.2B total
-      {"Qwen/Qwen3.5-35B-A3B", 35e9, 0.02},                  // 35B incl. vision encoder (not counted)
+      {"Qwen/Qwen3.5-35B-A3B", 35e9, 0.01},                  // 35B incl. the vision encoder
       {"meta-llama/Llama-4-Scout-17B-16E-Instruct", 109e9, 0.02},  // 109B incl. vision (not counted)
   };
   for (const auto& c : cases) BOOST_TEST_CONTEXT(c.id) { BOOST_TEST(near(load_model(c.id).params.total, c.published, c.tol)); }
+}
+
+BOOST_AUTO_TEST_CASE(qwen3_5_counts_its_vision_tower) {
+  // Qwen3_5VisionModel (transformers modeling_qwen3_5.py): Qwen3-VL's tower without DeepStack. From
+  // the bundled vision_config (hidden 1152, intermediate 4304, depth 27, patch 16, temporal 2,
+  // merge 2, out 2048, 2304 positions), by hand:
+  //   block: 2 LayerNorms 2 x 2,304 + qkv 3,981,312 + 3,456 + proj 1,327,104 + 1,152
+  //          + fc1 4,958,208 + 4,304 + fc2 4,958,208 + 1,152 = 15,239,504; x 27 = 411,466,608
+  //   patch_embed 1152 x 1,536 + 1,152 = 1,770,624; pos_embed 2,304 x 1,152 = 2,654,208
+  //   merger: LayerNorm 2,304 + fc1 4,608^2 + 4,608 + fc2 2,048 x 4,608 + 2,048 = 30,679,808
+  //   total 446,571,248 parameters, the "other" component (the text model has none).
+  BOOST_TEST(load_model("Qwen/Qwen3.5-35B-A3B").params.other == 446571248u);
 }
 
 BOOST_AUTO_TEST_CASE(active_of_other_moe_models) {

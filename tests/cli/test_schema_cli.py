@@ -56,7 +56,7 @@ for m in ["meta-llama/Llama-3.1-8B", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-Next
     validate("engine", "llama.cpp", m, "--ctx-size", "8192")
     if m != "ArthurZ/mamba-2.8b":  # SGLang and TensorRT-LLM need an attention layer (the verb refuses)
         validate("engine", "sglang", m, "--gpu-memory", "80GiB", "--weights", "20GiB", "--context-length", "8192")
-        validate("engine", "trtllm", m, "--gpu-memory", "80GiB", "--weights", "20GiB", "--max-seq-len", "8192")
+        validate("engine", "trtllm", m, "--gpu-memory", "80GiB", "--peak-memory", "20GiB", "--max-seq-len", "8192")
 validate("compare", "--bundled", "--tokens", "4096")
 validate("gpus")
 validate("gpus", "H100")

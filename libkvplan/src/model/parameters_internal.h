@@ -119,4 +119,8 @@ void mamba2_mixer(const ParamCtx& x, const std::string& p, const build::Mamba2Di
 // time_step_rank / mamba_dt_rank: "auto" or absent means ceil(hidden / 16).
 std::uint64_t dt_rank(const ParamCtx& x, const char* key);
 
+// The Qwen3-VL vision tower (model.visual.*) from the config's vision_config, if it has one; Qwen3.5
+// runs the same tower without DeepStack mergers (families/qwen3_vl.cpp).
+void qwen_vl_vision(const ParamCtx& x);
+
 }  // namespace kvplan::detail

@@ -5,17 +5,16 @@
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
-namespace kvplan::detail::families {
-
-namespace {
-using u64 = std::uint64_t;
-using C = WeightComponent;
-using K = WeightKind;
+namespace kvplan::detail {
 
 // Vision tower (transformers modeling_qwen3_vl.py Qwen3VLVisionModel): Conv3d patch embedding,
 // learned position embedding, `depth` blocks (LayerNorms, fused qkv, proj, two-layer MLP, all
-// with biases), the patch merger and one merger per deepstack_visual_indexes entry.
-void count_vision(const ParamCtx& x) {
+// with biases), the patch merger and one merger per deepstack_visual_indexes entry (Qwen3.5's
+// Qwen3_5VisionModel has the same blocks and merger, and no DeepStack: an empty list).
+void qwen_vl_vision(const ParamCtx& x) {
+  using u64 = std::uint64_t;
+  using C = WeightComponent;
+  using K = WeightKind;
   const auto& root = x.c.root();
   if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;
   ConfigView v(root["vision_config"], x.c.source() + " /vision_config");
@@ -48,9 +47,18 @@ void count_vision(const ParamCtx& x) {
   x.note(x.m.model_type + ": the vision tower's weights are counted (component other, model.visual.*)");
 }
 
+}  // namespace kvplan::detail
+
+namespace kvplan::detail::families {
+
+namespace {
+using u64 = std::uint64_t;
+using C = WeightComponent;
+using K = WeightKind;
+
 void count_qwen3_vl(const ParamCtx& x) {
   llama_like(x, {.qk_norm = true});
-  count_vision(x);
+  qwen_vl_vision(x);
 }
 
 }  // namespace

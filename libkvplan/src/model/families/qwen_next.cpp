@@ -106,7 +106,7 @@ void count_qwen_next(const ParamCtx& x, bool fused) {
     x.inv.mtp = false;
     x.note(x.m.model_type + ": " + format_count(*mtp, "MTP layer") + " counted in mtp (not in total)");
   }
-  if (x.c.has_root("vision_config")) x.note(x.m.model_type + ": text model only; the vision encoder is not counted");
+  qwen_vl_vision(x);
 }
 
 }  // namespace
