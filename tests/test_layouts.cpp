@@ -154,8 +154,8 @@ BOOST_AUTO_TEST_CASE(hybrid_ssm_layouts) {
   auto jk = kinds(jamba);
   BOOST_TEST(jamba.count_kind("full_attention") == 4u);
   for (std::size_t i = 0; i < jk.size(); ++i) BOOST_TEST(jk[i] == (i % 8 == 4 ? "full_attention" : "mamba"));
-  auto mj = std::get<Mamba>(jamba.layers[0].cache);
-  BOOST_TEST(mj.version == 1);
+  BOOST_REQUIRE(std::holds_alternative<Mamba1>(jamba.layers[0].cache));
+  auto mj = std::get<Mamba1>(jamba.layers[0].cache);
   BOOST_TEST(mj.d_inner == 2u * 4096);
 
   // Nemotron-H: exactly the '*' positions of hybrid_override_pattern are attention.

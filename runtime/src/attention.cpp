@@ -52,7 +52,7 @@ class Attention final : public Mixer {
               if (kind_ != Kind::shared) kind_ = Kind::chunked;
               mask_ = {Mask::Kind::chunked, static_cast<std::int64_t>(l.chunk)};
             }
-          } else if constexpr (std::is_same_v<T, Mla> || std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mla> || std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv> || std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
             // not softmax attention: kvh_ stays 0 and the check below refuses it
           } else {

@@ -121,7 +121,7 @@ Model::Model(ModelSpec spec, Options opt) : impl_(std::make_unique<Impl>()) {
           [&](const auto& k) -> std::shared_ptr<detail::Mixer> {
             using T = std::decay_t<decltype(k)>;
             if constexpr (std::is_same_v<T, Mla>) return detail::make_mla(args);
-            else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+            else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>)
               return detail::make_recurrent(args);
             else if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||

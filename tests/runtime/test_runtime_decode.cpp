@@ -159,9 +159,8 @@ BOOST_AUTO_TEST_CASE(mamba1_step_equals_scan) {
 }
 
 BOOST_AUTO_TEST_CASE(mamba2_step_equals_scan) {
-  Mamba m2;
-  m2.version = 2, m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
-  m2.d_inner = 128;
+  Mamba2 m2;
+  m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
   auto spec = synthetic("mamba2", {m2, FullAttention{2, 32, 32}, m2, NoCache{}});
   check_model(spec, 14, 5, {Dtype::fp32});
 }

@@ -46,16 +46,25 @@ struct Mla {
   bool operator==(const Mla&) const = default;
 };
 
-// Selective state space (Mamba-1 / Mamba-2): a conv window and an SSM state per sequence.
-struct Mamba {
-  int version = 2;                  // 1 or 2
-  std::uint64_t d_inner = 0;        // expand * hidden (Mamba-2: n_heads * head_dim)
+// Mamba-1 selective state space (transformers MambaMixer / JambaMambaMixer): a conv window over
+// the d_inner channels and one (d_inner x d_state) SSM state per sequence.
+struct Mamba1 {
+  std::uint64_t d_inner = 0;        // expand * hidden
   std::uint64_t d_state = 0;
-  std::uint64_t n_groups = 0;       // Mamba-2 B/C groups; 0 for Mamba-1
-  std::uint64_t n_heads = 0;        // Mamba-2 heads; 0 for Mamba-1
-  std::uint64_t head_dim = 0;       // Mamba-2 head dim; 0 for Mamba-1
   std::uint64_t conv_kernel = 0;
-  bool operator==(const Mamba&) const = default;
+  bool operator==(const Mamba1&) const = default;
+};
+
+// Mamba-2 (transformers Mamba2Mixer / NemotronHMamba2Mixer): a conv window over the heads'
+// channels plus the B/C groups, and one (head_dim x d_state) SSM state per head.
+struct Mamba2 {
+  std::uint64_t n_heads = 0;
+  std::uint64_t head_dim = 0;
+  std::uint64_t d_state = 0;
+  std::uint64_t n_groups = 0;       // B/C groups (replicated up to the TP degree)
+  std::uint64_t conv_kernel = 0;
+  std::uint64_t d_inner() const;    // n_heads * head_dim (checked)
+  bool operator==(const Mamba2&) const = default;
 };
 
 // Linear attention with a constant-size matrix state per head.
@@ -90,11 +99,11 @@ struct NoCache {
 
 // Every kind compares by value (defaulted operator==), so a LayerCache does too: same kind and
 // same fields.
-using LayerCache = std::variant<FullAttention, SlidingAttention, ChunkedAttention, Mla, Mamba,
+using LayerCache = std::variant<FullAttention, SlidingAttention, ChunkedAttention, Mla, Mamba1, Mamba2,
                                 LinearAttention, ShortConv, SharedKv, NoCache>;
 
 // The interface's kind names: full_attention, sliding_attention, chunked_attention, mla,
-// mamba, linear_attention, short_conv, shared_kv, none.
+// mamba (Mamba-1 and Mamba-2), linear_attention, short_conv, shared_kv, none.
 std::string_view kind_name(const LayerCache& c);
 
 // How elements are stored. `conv` and `ssm` apply to recurrent state.

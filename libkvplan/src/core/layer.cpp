@@ -31,6 +31,7 @@ std::uint64_t LayerBytes::kv_bytes() const { return checked_add(k_bytes, v_bytes
 std::uint64_t LayerBytes::state_bytes() const { return checked_add(conv_bytes, ssm_bytes, "layer state bytes"); }
 std::uint64_t LayerBytes::total_bytes() const { return checked_add(kv_bytes(), state_bytes(), "layer bytes"); }
 std::uint64_t AttentionRowBytes::total_bytes() const { return checked_add(k_bytes, v_bytes, "KV bytes per token"); }
+std::uint64_t Mamba2::d_inner() const { return checked_mul(n_heads, head_dim, "Mamba-2 d_inner"); }
 std::uint64_t StateBytes::total_bytes() const { return checked_add(conv_bytes, ssm_bytes, "state bytes"); }
 
 std::string_view kind_name(const LayerCache& c) {
@@ -39,7 +40,8 @@ std::string_view kind_name(const LayerCache& c) {
                         [](const SlidingAttention&) { return std::string_view("sliding_attention"); },
                         [](const ChunkedAttention&) { return std::string_view("chunked_attention"); },
                         [](const Mla&) { return std::string_view("mla"); },
-                        [](const Mamba&) { return std::string_view("mamba"); },
+                        [](const Mamba1&) { return std::string_view("mamba"); },
+                        [](const Mamba2&) { return std::string_view("mamba"); },
                         [](const LinearAttention&) { return std::string_view("linear_attention"); },
                         [](const ShortConv&) { return std::string_view("short_conv"); },
                         [](const SharedKv&) { return std::string_view("shared_kv"); },
@@ -59,7 +61,8 @@ std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens) {
                         [&](const SlidingAttention& s) { return std::min(tokens, s.window); },
                         [&](const ChunkedAttention& s) { return std::min(tokens, s.chunk); },
                         [&](const Mla&) { return tokens; },
-                        [](const Mamba&) { return std::uint64_t{0}; },
+                        [](const Mamba1&) { return std::uint64_t{0}; },
+                        [](const Mamba2&) { return std::uint64_t{0}; },
                         [](const LinearAttention&) { return std::uint64_t{0}; },
                         [](const ShortConv&) { return std::uint64_t{0}; },
                         [](const SharedKv&) { return std::uint64_t{0}; },
@@ -104,21 +107,23 @@ StateShape state_shape(const LayerCache& c, std::uint64_t tp) {
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   return std::visit(
       overloaded{
-          [&](const Mamba& m) {
+          [&](const Mamba1& m) {
             StateShape s;
             s.conv_rows = m.conv_kernel - 1;
-            if (m.version == 1) {
-              s.conv_cols = split(m.d_inner, tp);
-              s.ssm_a = split(m.d_inner, tp);
-              s.ssm_b = 1;
-              s.ssm_c = m.d_state;
-            } else {
-              const std::uint64_t g = mamba_groups_per_rank_total(m.n_groups, tp);
-              s.conv_cols = split(checked_add(m.d_inner, checked_product({2, g, m.d_state})), tp);
-              s.ssm_a = split(m.n_heads, tp);
-              s.ssm_b = m.head_dim;
-              s.ssm_c = m.d_state;
-            }
+            s.conv_cols = split(m.d_inner, tp);
+            s.ssm_a = split(m.d_inner, tp);
+            s.ssm_b = 1;
+            s.ssm_c = m.d_state;
+            return s;
+          },
+          [&](const Mamba2& m) {
+            StateShape s;
+            s.conv_rows = m.conv_kernel - 1;
+            const std::uint64_t g = mamba_groups_per_rank_total(m.n_groups, tp);
+            s.conv_cols = split(checked_add(m.d_inner(), checked_product({2, g, m.d_state})), tp);
+            s.ssm_a = split(m.n_heads, tp);
+            s.ssm_b = m.head_dim;
+            s.ssm_c = m.d_state;
             return s;
           },
           [&](const LinearAttention& l) {
@@ -176,7 +181,8 @@ LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDty
                  [&](const SlidingAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
                  [&](const ChunkedAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
                  [&](const Mla& m) { b.k_bytes = checked_mul(mla_row_bytes(m, dt.k), b.tokens_held, "MLA cache bytes"); },
-                 [&](const Mamba&) { state(); },
+                 [&](const Mamba1&) { state(); },
+                 [&](const Mamba2&) { state(); },
                  [&](const LinearAttention&) { state(); },
                  [&](const ShortConv&) { state(); },
                  [&](const SharedKv&) {},
@@ -193,7 +199,8 @@ std::uint64_t bytes_per_token(const LayerCache& c, const CacheDtypes& dt, std::u
                                     [](const SlidingAttention& s) { return s.window > 0; },
                                     [](const ChunkedAttention& s) { return s.chunk > 0; },
                                     [](const Mla&) { return true; },
-                                    [](const Mamba&) { return false; },
+                                    [](const Mamba1&) { return false; },
+                                    [](const Mamba2&) { return false; },
                                     [](const LinearAttention&) { return false; },
                                     [](const ShortConv&) { return false; },
                                     [](const SharedKv&) { return false; },

@@ -124,7 +124,7 @@ LlamaCppResult llamacpp_profile(const ModelSpec& m, const LlamaCppOptions& o) {
             base.layers++;
             base.k = checked_add(base.k, mla_row_bytes(c, tk.dtype, /*with_indexer=*/false), "llama.cpp K row");
             if (!o.mla_v_less) base.v = checked_add(base.v, row_bytes(tv.dtype, c.kv_lora_rank), "llama.cpp V row");
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> || std::is_same_v<T, ShortConv>) {
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> || std::is_same_v<T, ShortConv>) {
             // llama.cpp's recurrent memory: R (conv) and S (SSM) rows in f32, one rank.
             const StateBytes sb = state_bytes(l.cache, StateOptions{Dtype::fp32, Dtype::fp32, 1, 0});
             n_recurrent++;

@@ -87,7 +87,7 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
             k_full = checked_add(k_full, row);
             full_cell = checked_add(full_cell, row);
             n_full++;
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             // SGLang keeps the conv state in bf16 and the SSM state in --mamba-ssm-dtype.
             const Dtype ssm = parse_dtype(o.mamba_ssm_dtype, "--mamba-ssm-dtype");

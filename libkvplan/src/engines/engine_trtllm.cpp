@@ -59,7 +59,7 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
                                 .total_bytes()});
           } else if constexpr (std::is_same_v<T, Mla>) {
             attn.push_back({mla_row_bytes(c, kvd, /*with_indexer=*/false)});
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             const StateBytes sb = state_bytes(l.cache, StateOptions{serving_dtype(m), ssm_dt, o.tp_size, 0});
             conv_state = checked_add(conv_state, sb.conv_bytes);

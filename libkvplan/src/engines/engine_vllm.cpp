@@ -218,12 +218,12 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
             s.type = SpecType::mla;
             r.kv_heads_per_rank = 1;
             s.token_bytes = ds_mla ? 656 : mla_row_bytes(k, kvd, /*with_indexer=*/false);
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             s.type = SpecType::mamba;
             // Speculative tokens add conv rows to Mamba-2 and to convolved linear attention.
             bool spec_rows = false;
-            if constexpr (std::is_same_v<T, Mamba>) spec_rows = k.version == 2;
+            if constexpr (std::is_same_v<T, Mamba2>) spec_rows = true;
             if constexpr (std::is_same_v<T, LinearAttention>) spec_rows = k.conv_kernel > 0;
             Dtype ssm_dt = ssm_default;
             if constexpr (std::is_same_v<T, LinearAttention>)

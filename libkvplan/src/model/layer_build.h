@@ -22,23 +22,10 @@ inline LayerCache chunked_attention(u64 kv_heads, u64 k_dim, u64 v_dim, u64 chun
 }
 // index_dim: the sparse-attention indexer's key width (0: no indexer).
 inline LayerCache mla(u64 kv_lora_rank, u64 rope_dim, u64 index_dim = 0) { return Mla{kv_lora_rank, rope_dim, index_dim}; }
-inline LayerCache mamba1(u64 d_inner, u64 d_state, u64 conv_kernel) {
-  Mamba m;
-  m.version = 1;
-  m.d_inner = d_inner;
-  m.d_state = d_state;
-  m.conv_kernel = conv_kernel;
-  return m;
-}
+inline LayerCache mamba1(u64 d_inner, u64 d_state, u64 conv_kernel) { return Mamba1{d_inner, d_state, conv_kernel}; }
 inline LayerCache mamba2(u64 n_heads, u64 head_dim, u64 n_groups, u64 d_state, u64 conv_kernel) {
-  Mamba m;
-  m.version = 2;
-  m.n_heads = n_heads;
-  m.head_dim = head_dim;
-  m.n_groups = n_groups;
-  m.d_state = d_state;
-  m.conv_kernel = conv_kernel;
-  m.d_inner = checked_mul(n_heads, head_dim, "d_inner");
+  Mamba2 m{n_heads, head_dim, d_state, n_groups, conv_kernel};
+  (void)m.d_inner();  // overflow is an error here, not later
   return m;
 }
 using LinearVariant = LinearAttention::Variant;
@@ -80,7 +67,7 @@ struct Mamba1Dims {
   u64 d_inner = 0, d_state = 0, conv_kernel = 0;
 };
 inline std::optional<Mamba1Dims> mamba1_dims(const LayerCache& c) {
-  if (auto* m = std::get_if<Mamba>(&c); m && m->version == 1) return Mamba1Dims{m->d_inner, m->d_state, m->conv_kernel};
+  if (auto* m = std::get_if<Mamba1>(&c)) return Mamba1Dims{m->d_inner, m->d_state, m->conv_kernel};
   return std::nullopt;
 }
 struct Mamba2Dims {
@@ -88,7 +75,7 @@ struct Mamba2Dims {
   u64 d_inner() const { return checked_mul(n_heads, head_dim, "d_inner"); }
 };
 inline std::optional<Mamba2Dims> mamba2_dims(const LayerCache& c) {
-  if (auto* m = std::get_if<Mamba>(&c); m && m->version == 2)
+  if (auto* m = std::get_if<Mamba2>(&c))
     return Mamba2Dims{m->n_heads, m->head_dim, m->n_groups, m->d_state, m->conv_kernel};
   return std::nullopt;
 }

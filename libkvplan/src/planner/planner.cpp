@@ -425,7 +425,7 @@ AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& l) {
           dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
         } else if constexpr (std::is_same_v<T, SharedKv>) {
           if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
-        } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+        } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                              std::is_same_v<T, ShortConv> || std::is_same_v<T, NoCache>) {
           // no attention scores: the linear FLOPs cover them
         } else {

@@ -51,8 +51,13 @@ nlohmann::json layer_to_json(const LayerCache& c) {
                    j["kv_lora_rank"] = a.kv_lora_rank, j["rope_dim"] = a.rope_dim;
                    j["index_head_dim"] = a.index_head_dim;
                  },
-                 [&](const Mamba& a) {
-                   j["version"] = a.version, j["d_inner"] = a.d_inner, j["d_state"] = a.d_state;
+                 [&](const Mamba1& a) {
+                   j["version"] = 1, j["d_inner"] = a.d_inner, j["d_state"] = a.d_state;
+                   j["n_groups"] = 0, j["n_heads"] = 0, j["head_dim"] = 0;
+                   j["conv_kernel"] = a.conv_kernel;
+                 },
+                 [&](const Mamba2& a) {
+                   j["version"] = 2, j["d_inner"] = a.d_inner(), j["d_state"] = a.d_state;
                    j["n_groups"] = a.n_groups, j["n_heads"] = a.n_heads, j["head_dim"] = a.head_dim;
                    j["conv_kernel"] = a.conv_kernel;
                  },
@@ -89,10 +94,11 @@ std::string describe_layer(const LayerCache& c) {
             if (a.index_head_dim) s += " + indexer " + std::to_string(a.index_head_dim);
             return s;
           },
-          [&](const Mamba& a) {
-            if (a.version == 1)
-              return "mamba1 d_inner " + std::to_string(a.d_inner) + ", d_state " + std::to_string(a.d_state) +
-                     ", conv " + std::to_string(a.conv_kernel);
+          [&](const Mamba1& a) {
+            return "mamba1 d_inner " + std::to_string(a.d_inner) + ", d_state " + std::to_string(a.d_state) +
+                   ", conv " + std::to_string(a.conv_kernel);
+          },
+          [&](const Mamba2& a) {
             return "mamba2 " + std::to_string(a.n_heads) + " heads x " + std::to_string(a.head_dim) + ", d_state " +
                    std::to_string(a.d_state) + ", groups " + std::to_string(a.n_groups) + ", conv " +
                    std::to_string(a.conv_kernel);
