@@ -118,15 +118,15 @@ BOOST_AUTO_TEST_CASE(glm_shared_indexer_layers_hold_no_indexer_key) {
 // MiMo-V2-Flash: full layers have 4 KV heads, sliding layers 8, both with K 192 and V 128 wide.
 BOOST_AUTO_TEST_CASE(mimo_v2_flash_per_type_heads_and_dims) {
   const ModelSpec m = load_model("XiaomiMiMo/MiMo-V2-Flash");
-  const auto& full = std::get<FullAttention>(m.layers[0].cache);
+  const auto& full = test::full_attention_of(m.layers[0].cache);
   BOOST_TEST(full.kv_heads == 4u);
   BOOST_TEST(full.k_head_dim == 192u);
   BOOST_TEST(full.v_head_dim == 128u);
-  const auto& swa = std::get<SlidingAttention>(m.layers[1].cache);
+  const auto& swa = test::sliding_attention_of(m.layers[1].cache);
   BOOST_TEST(swa.kv_heads == 8u);
   BOOST_TEST(swa.k_head_dim == 192u);
   BOOST_TEST(swa.v_head_dim == 128u);
-  BOOST_TEST(swa.window == 128u);
+  BOOST_TEST(span_tokens(swa.span) == 128u);
   BOOST_TEST(m.count_kind("full_attention") == 9u);
   BOOST_TEST(m.count_kind("sliding_attention") == 39u);
 }
@@ -153,9 +153,9 @@ BOOST_AUTO_TEST_CASE(gemma4_global_layer_defaults) {
   const std::string id = "google/gemma-4-26B-A4B";
   auto full_of = [](const ModelSpec& m) {
     for (const auto& l : m.layers)
-      if (const auto* f = std::get_if<FullAttention>(&l.cache)) return *f;
+      if (const auto* f = std::get_if<Attention>(&l.cache); f && std::holds_alternative<Attention::All>(f->span)) return *f;
     BOOST_FAIL("no full-attention layer");
-    return FullAttention{};
+    return Attention{};
   };
   // The real config: k_eq_v true, 2 global KV heads of 512.
   auto real = full_of(load_model(id));
@@ -176,10 +176,10 @@ BOOST_AUTO_TEST_CASE(gemma4_global_layer_defaults) {
 BOOST_AUTO_TEST_CASE(qwen3_vl_wrappers_map_their_text_model) {
   const ModelSpec dense = load_model("Qwen/Qwen3-VL-8B-Instruct");
   BOOST_TEST(dense.num_layers() == 36u);
-  BOOST_TEST(std::get<FullAttention>(dense.layers[0].cache).kv_heads == 8u);
+  BOOST_TEST(test::full_attention_of(dense.layers[0].cache).kv_heads == 8u);
   const ModelSpec moe = load_model("Qwen/Qwen3-VL-30B-A3B-Instruct");
   BOOST_TEST(moe.num_layers() == 48u);
-  BOOST_TEST(std::get<FullAttention>(moe.layers[0].cache).kv_heads == 4u);
+  BOOST_TEST(test::full_attention_of(moe.layers[0].cache).kv_heads == 4u);
 }
 
 // Nemotron-H in the transformers-5 format: layers_block_type names each layer (mamba, attention,
@@ -222,7 +222,7 @@ BOOST_AUTO_TEST_CASE(qwen2_5_vl_text_fields_top_level_or_nested) {
   const ModelSpec small = load_model("Qwen/Qwen2.5-VL-3B-Instruct");
   BOOST_TEST(small.model_type == "qwen2_5_vl");
   BOOST_TEST(small.num_layers() == 36u);
-  BOOST_TEST(std::get<FullAttention>(small.layers[0].cache).kv_heads == 2u);
+  BOOST_TEST(test::full_attention_of(small.layers[0].cache).kv_heads == 2u);
   const ModelSpec big = load_model("Qwen/Qwen2.5-VL-7B-Instruct");
   BOOST_TEST(big.model_type == "qwen2_5_vl_text");
   BOOST_TEST(big.num_layers() == 28u);
@@ -238,13 +238,13 @@ BOOST_AUTO_TEST_CASE(qwen2_5_vl_text_fields_top_level_or_nested) {
 // which names no head_dim); without num_key_value_heads, 4.
 BOOST_AUTO_TEST_CASE(gemma_head_dim_and_kv_defaults) {
   const ModelSpec m = family_patched("google/gemma-3-1b-it", {{"head_dim", nullptr}});
-  const auto& full = std::get<FullAttention>(m.layers[5].cache);
+  const auto& full = test::full_attention_of(m.layers[5].cache);
   BOOST_TEST(full.k_head_dim == 256u);
   BOOST_TEST(full.v_head_dim == 256u);
   check_same_layers(m, load_model("google/gemma-3-1b-it"));
   const ModelSpec g2 = family_patched("google/gemma-2-9b", {{"head_dim", nullptr}, {"num_key_value_heads", nullptr}});
-  BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).k_head_dim == 256u);
-  BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).kv_heads == 4u);
+  BOOST_TEST(test::full_attention_of(g2.layers[1].cache).k_head_dim == 256u);
+  BOOST_TEST(test::full_attention_of(g2.layers[1].cache).kv_heads == 4u);
   BOOST_TEST(g2.params.total > 0u);
   // vocab_size left out (the multimodal gemma-3 text_config): Gemma3TextConfig's 262,208.
   const auto base = load_model("google/gemma-3-1b-it").params;
@@ -393,9 +393,9 @@ BOOST_AUTO_TEST_CASE(gemma4_default_pattern_and_bidirectional_window) {
   BOOST_REQUIRE(m.num_layers() == 30u);
   check_same_layers(m, load_model(id));
   BOOST_TEST(m.count_kind("full_attention") == 5u);
-  for (std::size_t i : {5u, 11u, 17u, 23u, 29u}) BOOST_TEST(std::holds_alternative<FullAttention>(m.layers[i].cache));
+  for (std::size_t i : {5u, 11u, 17u, 23u, 29u}) BOOST_TEST(kind_name(m.layers[i].cache) == "full_attention");
   const ModelSpec bidi = family_patched(id, {{"text_config", {{"use_bidirectional_attention", "all"}}}});
-  BOOST_TEST(std::get<SlidingAttention>(bidi.layers[0].cache).window == 513u);
+  BOOST_TEST(span_tokens(test::sliding_attention_of(bidi.layers[0].cache).span) == 513u);
 }
 
 // Laguna's gating may be a string: "per-element" gives g_proj heads x head_dim outputs per layer

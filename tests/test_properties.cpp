@@ -24,9 +24,7 @@ Workload wl(std::uint64_t tokens, std::uint64_t batch, Dtype d, std::uint64_t tp
 }
 
 bool splits_exactly(const LayerCache& c, std::uint64_t tp) {
-  if (auto* a = std::get_if<FullAttention>(&c)) return a->kv_heads % tp == 0;
-  if (auto* a = std::get_if<SlidingAttention>(&c)) return a->kv_heads % tp == 0;
-  if (auto* a = std::get_if<ChunkedAttention>(&c)) return a->kv_heads % tp == 0;
+  if (auto* a = std::get_if<Attention>(&c)) return a->kv_heads % tp == 0;
   if (std::holds_alternative<Mla>(c)) return false;
   return true;
 }
@@ -62,8 +60,7 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
       // tokens held: sliding/chunked cap at their window/chunk, full/MLA grow, state and shared
       // kinds hold none.
       std::uint64_t window = 0;
-      if (auto* sw = std::get_if<SlidingAttention>(&c)) window = sw->window;
-      if (auto* ch = std::get_if<ChunkedAttention>(&c)) window = ch->chunk;
+      if (auto* a = std::get_if<Attention>(&c)) window = span_tokens(a->span);
       if (window) {
         ok = ok && l1.per_sequence.tokens_held == std::min(t1, window);
         ok = ok && layer_bytes(c, window, s1.dtypes).kv_bytes() == layer_bytes(c, window + t2, s1.dtypes).kv_bytes();

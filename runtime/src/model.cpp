@@ -124,8 +124,7 @@ Model::Model(ModelSpec spec, Options opt) : impl_(std::make_unique<Impl>()) {
             else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>)
               return detail::make_recurrent(args);
-            else if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                               std::is_same_v<T, ChunkedAttention> || std::is_same_v<T, SharedKv>)
+            else if constexpr (std::is_same_v<T, Attention> || std::is_same_v<T, SharedKv>)
               return detail::make_attention(args);
             else if constexpr (std::is_same_v<T, NoCache>) return nullptr;  // excluded above
             else static_assert(unhandled_kind<T>, "reference runtime: a layer kind without a mixer");

@@ -11,30 +11,30 @@ namespace kvplan {
 // for N tokens" through the free functions below; a new architecture is added by mapping its
 // config onto these kinds, never by special cases further down the chain.
 
-// Softmax attention over every earlier token: K and V rows per token.
-struct FullAttention {
+// Softmax attention: K and V rows per token for the tokens its span keeps. One type for full,
+// sliding-window and chunked-local attention; only the span differs.
+struct Attention {
+  // Every earlier token (full attention).
+  struct All {
+    bool operator==(const All&) const = default;
+  };
+  // The last `tokens` tokens, the current one included (sliding window): holds min(N, tokens).
+  struct Window {
+    std::uint64_t tokens = 0;
+    bool operator==(const Window&) const = default;
+  };
+  // Fixed chunks of `tokens` tokens (Llama 4's chunked local attention): a buffer of at most one chunk.
+  struct Chunk {
+    std::uint64_t tokens = 0;
+    bool operator==(const Chunk&) const = default;
+  };
+  using Span = std::variant<All, Window, Chunk>;
+
   std::uint64_t kv_heads = 0;
   std::uint64_t k_head_dim = 0;
   std::uint64_t v_head_dim = 0;  // differs from k_head_dim in some models
-  bool operator==(const FullAttention&) const = default;
-};
-
-// Attention over the last `window` tokens (the current one included): holds min(N, window).
-struct SlidingAttention {
-  std::uint64_t kv_heads = 0;
-  std::uint64_t k_head_dim = 0;
-  std::uint64_t v_head_dim = 0;
-  std::uint64_t window = 0;
-  bool operator==(const SlidingAttention&) const = default;
-};
-
-// Attention inside fixed chunks of `chunk` tokens (Llama 4): a buffer of at most one chunk.
-struct ChunkedAttention {
-  std::uint64_t kv_heads = 0;
-  std::uint64_t k_head_dim = 0;
-  std::uint64_t v_head_dim = 0;
-  std::uint64_t chunk = 0;
-  bool operator==(const ChunkedAttention&) const = default;
+  Span span = All{};
+  bool operator==(const Attention&) const = default;
 };
 
 // Multi-head latent attention: one compressed latent plus the decoupled rope key per token,
@@ -99,10 +99,10 @@ struct NoCache {
 
 // Every kind compares by value (defaulted operator==), so a LayerCache does too: same kind and
 // same fields.
-using LayerCache = std::variant<FullAttention, SlidingAttention, ChunkedAttention, Mla, Mamba1, Mamba2,
-                                LinearAttention, ShortConv, SharedKv, NoCache>;
+using LayerCache = std::variant<Attention, Mla, Mamba1, Mamba2, LinearAttention, ShortConv, SharedKv, NoCache>;
 
-// The interface's kind names: full_attention, sliding_attention, chunked_attention, mla,
+// The interface's kind names: full_attention, sliding_attention, chunked_attention (Attention
+// by its span), mla,
 // mamba (Mamba-1 and Mamba-2), linear_attention, short_conv, shared_kv, none.
 std::string_view kind_name(const LayerCache& c);
 
@@ -128,6 +128,10 @@ struct LayerBytes {
 
 // Tokens the layer keeps when a sequence is `tokens` long.
 std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens);
+// Tokens an attention span keeps when a sequence is `tokens` long.
+std::uint64_t tokens_held(const Attention::Span& s, std::uint64_t tokens);
+// The window or chunk length of a span; 0 for All.
+std::uint64_t span_tokens(const Attention::Span& s);
 
 // KV heads held per rank under tensor parallelism `tp`: heads split evenly, and when tp
 // exceeds the head count each rank still keeps one (replicated) head.
@@ -166,10 +170,9 @@ struct AttentionRowBytes {
   std::uint64_t total_bytes() const;  // k + v (checked)
 };
 
-// Bytes of one token's K and V rows of a softmax-attention layer (full, sliding, chunked) with
-// `kv_heads` heads of `k_head_dim` / `v_head_dim`, on one rank of a TP group of `tp`.
-AttentionRowBytes attention_row_bytes(std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim,
-                                      Dtype k, Dtype v, std::uint64_t tp = 1,
+// Bytes of one token's K and V rows of a softmax-attention layer (any span), on one rank of a
+// TP group of `tp`.
+AttentionRowBytes attention_row_bytes(const Attention& a, Dtype k, Dtype v, std::uint64_t tp = 1,
                                       HeadSplit split = HeadSplit::per_rank_heads);
 
 // Bytes of one token's MLA row (K only, no V): the latent plus the decoupled rope key, and the
@@ -198,5 +201,14 @@ StateBytes state_bytes(const LayerCache& c, const StateOptions& o);
 // `static_assert(unhandled_kind<T>)`, so a new kind fails to compile there.
 template <class T>
 inline constexpr bool unhandled_kind = false;
+
+// std::visit(overloaded{[](const Attention&) {...}, [](const Mla&) {...}, ...}, cache): one
+// lambda per kind and no `auto` arm, so a new kind fails to compile where it is not handled.
+template <class... Ts>
+struct overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+overloaded(Ts...) -> overloaded<Ts...>;
 
 }  // namespace kvplan

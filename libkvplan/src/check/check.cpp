@@ -163,9 +163,7 @@ std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_
   if (d.engine == EngineKind::vllm || d.engine == EngineKind::sglang || d.engine == EngineKind::trtllm) {
     for (const auto& l : m.layers) {
       std::uint64_t kv = 0;
-      if (const auto* f = std::get_if<FullAttention>(&l.cache)) kv = f->kv_heads;
-      else if (const auto* w = std::get_if<SlidingAttention>(&l.cache)) kv = w->kv_heads;
-      else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) kv = c->kv_heads;
+      if (const auto* a = std::get_if<Attention>(&l.cache)) kv = a->kv_heads;
       if (kv && (tp >= kv ? tp % kv : kv % tp) != 0)
         return e + " refuses to start: the tensor-parallel size " + std::to_string(tp) + " and the model's " +
                std::to_string(kv) + " KV heads (layer " + std::to_string(l.index) +

@@ -102,21 +102,17 @@ LlamaCppResult llamacpp_profile(const ModelSpec& m, const LlamaCppOptions& o) {
     std::visit(
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             Acc* acc = &base;
-            if constexpr (std::is_same_v<T, SlidingAttention>) {
-              acc = &swa;
-              n_swa = std::max(n_swa, c.window);
-            }
-            if constexpr (std::is_same_v<T, ChunkedAttention>) {
-              acc = &swa;
-              n_swa = std::max(n_swa, c.chunk);
-            }
+            std::visit(overloaded{
+                           [&](const Attention::All&) {},
+                           [&](const Attention::Window& w) { acc = &swa, n_swa = std::max(n_swa, w.tokens); },
+                           [&](const Attention::Chunk& k) { acc = &swa, n_swa = std::max(n_swa, k.tokens); },
+                       },
+                       c.span);
             acc->layers++;
             // One row of n_embd_k_gqa / n_embd_v_gqa values (no tensor parallelism).
-            const AttentionRowBytes rb =
-                attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, tk.dtype, tv.dtype, 1, HeadSplit::flat_row);
+            const AttentionRowBytes rb = attention_row_bytes(c, tk.dtype, tv.dtype, 1, HeadSplit::flat_row);
             acc->k = checked_add(acc->k, rb.k_bytes, "llama.cpp K row");
             acc->v = checked_add(acc->v, rb.v_bytes, "llama.cpp V row");
           } else if constexpr (std::is_same_v<T, Mla>) {

@@ -63,13 +63,12 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
     std::visit(
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
-            const AttentionRowBytes rb = attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, kvd, kvd, attn_tp);
+          if constexpr (std::is_same_v<T, Attention>) {
+            const AttentionRowBytes rb = attention_row_bytes(c, kvd, kvd, attn_tp);
             const std::uint64_t kr = rb.k_bytes, vr = rb.v_bytes;
             k_row = checked_add(k_row, kr);
             v_row = checked_add(v_row, vr);
-            if (std::is_same_v<T, FullAttention>) {
+            if (std::holds_alternative<Attention::All>(c.span)) {
               full_cell = checked_add(full_cell, kr + vr);
               k_full = checked_add(k_full, kr);
               n_full++;

@@ -52,10 +52,9 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
     std::visit(
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             // The estimator's integer h * Hkv // tp (not the one replicated head when tp > Hkv).
-            attn.push_back({attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, kvd, kvd, tp, HeadSplit::flat_row)
+            attn.push_back({attention_row_bytes(c, kvd, kvd, tp, HeadSplit::flat_row)
                                 .total_bytes()});
           } else if constexpr (std::is_same_v<T, Mla>) {
             attn.push_back({mla_row_bytes(c, kvd, /*with_indexer=*/false)});

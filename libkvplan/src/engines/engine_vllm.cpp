@@ -200,19 +200,15 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
     std::visit(
         [&](const auto& k) {
           using T = std::decay_t<decltype(k)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             r.kv_heads_per_rank = kv_heads_per_rank(k.kv_heads, tp);
-            s.token_bytes = attention_row_bytes(k.kv_heads, k.k_head_dim, k.v_head_dim, kvd, kvd, tp).total_bytes();
-            if constexpr (std::is_same_v<T, SlidingAttention>) {
-              s.type = SpecType::sliding;
-              s.window = k.window;
-            } else if constexpr (std::is_same_v<T, ChunkedAttention>) {
-              s.type = SpecType::chunked;
-              s.window = k.chunk;
-            } else {
-              s.type = SpecType::full;
-            }
+            s.token_bytes = attention_row_bytes(k, kvd, kvd, tp).total_bytes();
+            std::visit(overloaded{
+                           [&](const Attention::All&) { s.type = SpecType::full; },
+                           [&](const Attention::Window& w) { s.type = SpecType::sliding, s.window = w.tokens; },
+                           [&](const Attention::Chunk& c) { s.type = SpecType::chunked, s.window = c.tokens; },
+                       },
+                       k.span);
             if (o.disable_hybrid_kv_cache_manager) s.type = SpecType::full, s.window = 0;
           } else if constexpr (std::is_same_v<T, Mla>) {
             s.type = SpecType::mla;

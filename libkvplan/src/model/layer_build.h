@@ -13,12 +13,12 @@ namespace kvplan::detail::build {
 
 using u64 = std::uint64_t;
 
-inline LayerCache full_attention(u64 kv_heads, u64 k_dim, u64 v_dim) { return FullAttention{kv_heads, k_dim, v_dim}; }
+inline LayerCache full_attention(u64 kv_heads, u64 k_dim, u64 v_dim) { return Attention{kv_heads, k_dim, v_dim, Attention::All{}}; }
 inline LayerCache sliding_attention(u64 kv_heads, u64 k_dim, u64 v_dim, u64 window) {
-  return SlidingAttention{kv_heads, k_dim, v_dim, window};
+  return Attention{kv_heads, k_dim, v_dim, Attention::Window{window}};
 }
 inline LayerCache chunked_attention(u64 kv_heads, u64 k_dim, u64 v_dim, u64 chunk) {
-  return ChunkedAttention{kv_heads, k_dim, v_dim, chunk};
+  return Attention{kv_heads, k_dim, v_dim, Attention::Chunk{chunk}};
 }
 // index_dim: the sparse-attention indexer's key width (0: no indexer).
 inline LayerCache mla(u64 kv_lora_rank, u64 rope_dim, u64 index_dim = 0) { return Mla{kv_lora_rank, rope_dim, index_dim}; }
@@ -44,12 +44,13 @@ struct AttnDims {
 };
 // K/V heads and dims of a softmax-attention layer (any span); nullopt for every other kind.
 inline std::optional<AttnDims> attention_dims(const LayerCache& c) {
-  if (auto* f = std::get_if<FullAttention>(&c)) return AttnDims{f->kv_heads, f->k_head_dim, f->v_head_dim};
-  if (auto* s = std::get_if<SlidingAttention>(&c)) return AttnDims{s->kv_heads, s->k_head_dim, s->v_head_dim};
-  if (auto* k = std::get_if<ChunkedAttention>(&c)) return AttnDims{k->kv_heads, k->k_head_dim, k->v_head_dim};
+  if (auto* a = std::get_if<Attention>(&c)) return AttnDims{a->kv_heads, a->k_head_dim, a->v_head_dim};
   return std::nullopt;
 }
-inline bool is_sliding(const LayerCache& c) { return std::holds_alternative<SlidingAttention>(c); }
+inline bool is_sliding(const LayerCache& c) {
+  auto* a = std::get_if<Attention>(&c);
+  return a && std::holds_alternative<Attention::Window>(a->span);
+}
 inline std::optional<u64> shared_kv_source(const LayerCache& c) {
   if (auto* s = std::get_if<SharedKv>(&c)) return s->source_layer;
   return std::nullopt;

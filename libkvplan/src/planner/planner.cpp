@@ -413,14 +413,9 @@ AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& l) {
   std::visit(
       [&](const auto& k) {
         using T = std::decay_t<decltype(k)>;
-        if constexpr (std::is_same_v<T, FullAttention>) {
+        if constexpr (std::is_same_v<T, Attention>) {
           dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
-        } else if constexpr (std::is_same_v<T, SlidingAttention>) {
-          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
-          cap = k.window;
-        } else if constexpr (std::is_same_v<T, ChunkedAttention>) {
-          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
-          cap = k.chunk;
+          if (!std::holds_alternative<Attention::All>(k.span)) cap = span_tokens(k.span);
         } else if constexpr (std::is_same_v<T, Mla>) {
           dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
         } else if constexpr (std::is_same_v<T, SharedKv>) {

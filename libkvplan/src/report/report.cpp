@@ -10,12 +10,6 @@
 namespace kvplan {
 
 namespace {
-template <class... Ts>
-struct overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-overloaded(Ts...) -> overloaded<Ts...>;
 
 std::string pad(std::string s, std::size_t w, bool right = false) {
   if (s.size() >= w) return s;
@@ -36,16 +30,14 @@ nlohmann::json layer_to_json(const LayerCache& c) {
   nlohmann::json j;
   j["kind"] = std::string(kind_name(c));
   std::visit(overloaded{
-                 [&](const FullAttention& a) {
+                 [&](const Attention& a) {
                    j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
-                 },
-                 [&](const SlidingAttention& a) {
-                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
-                   j["window"] = a.window;
-                 },
-                 [&](const ChunkedAttention& a) {
-                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
-                   j["chunk"] = a.chunk;
+                   std::visit(overloaded{
+                                  [](const Attention::All&) {},
+                                  [&](const Attention::Window& w) { j["window"] = w.tokens; },
+                                  [&](const Attention::Chunk& c) { j["chunk"] = c.tokens; },
+                              },
+                              a.span);
                  },
                  [&](const Mla& a) {
                    j["kv_lora_rank"] = a.kv_lora_rank, j["rope_dim"] = a.rope_dim;
@@ -82,12 +74,14 @@ std::string describe_layer(const LayerCache& c) {
   };
   return std::visit(
       overloaded{
-          [&](const FullAttention& a) { return heads(a.kv_heads, a.k_head_dim, a.v_head_dim); },
-          [&](const SlidingAttention& a) {
-            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) + ", window " + std::to_string(a.window);
-          },
-          [&](const ChunkedAttention& a) {
-            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) + ", chunk " + std::to_string(a.chunk);
+          [&](const Attention& a) {
+            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) +
+                   std::visit(overloaded{
+                                  [](const Attention::All&) { return std::string(); },
+                                  [](const Attention::Window& w) { return ", window " + std::to_string(w.tokens); },
+                                  [](const Attention::Chunk& c) { return ", chunk " + std::to_string(c.tokens); },
+                              },
+                              a.span);
           },
           [&](const Mla& a) {
             std::string s = "latent " + std::to_string(a.kv_lora_rank) + " + rope " + std::to_string(a.rope_dim);
