@@ -66,11 +66,12 @@ inline const Attention& chunked_attention_of(const LayerCache& c) { return atten
 // counts around it are where a capped cache stops growing.
 inline std::uint64_t smallest_window(const ModelSpec& m) {
   std::uint64_t w = 0;
-  for (const auto& l : m.layers) {
-    std::uint64_t x = 0;
-    if (const auto* a = std::get_if<Attention>(&l.cache)) x = span_tokens(a->span);
-    if (x && (!w || x < w)) w = x;
-  }
+  for (const auto& l : m.layers)
+    for (const auto& c : l.mixers) {
+      std::uint64_t x = 0;
+      if (const auto* a = std::get_if<Attention>(&c)) x = span_tokens(a->span);
+      if (x && (!w || x < w)) w = x;
+    }
   return w;
 }
 

@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
     ok = ok && s1.total_bytes == s1.kv_bytes + s1.state_bytes;
     ok = ok && s1.total_bytes == cache_size(m, wl(t1, 1, d)).total_bytes * b;        // linear in batch
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
-      const auto& c = m.layers[i].cache;
+      const auto& c = m.layers[i].cache();
       const auto& l1 = s1.layers[i];
       // tokens held: sliding/chunked cap at their window/chunk, full/MLA grow, state and shared
       // kinds hold none.
@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(size_plan_and_engine_agree_on_random_architectures) {
     if (heads % tp) tp = 1;
     bool mamba_groups_ok = true;
     for (const auto& l : m.layers)
-      if (auto* mb = std::get_if<Mamba2>(&l.cache); mb && mb->n_groups % tp && tp < mb->n_groups)
+      if (auto* mb = std::get_if<Mamba2>(&l.cache()); mb && mb->n_groups % tp && tp < mb->n_groups)
         mamba_groups_ok = false;
     if (!mamba_groups_ok) tp = 1;
     const std::uint64_t context = g.range(1, 50000), conc = g.range(1, 16);

@@ -26,12 +26,15 @@ class AttentionMixer final : public Mixer {
   enum class Kind { full, sliding, chunked, shared };
 
   explicit AttentionMixer(const MixerArgs& a) : theta_(a.spec.dims.rope_theta) {
-    const LayerCache* c = &a.spec.layers[a.layer].cache;
+    const LayerCache* c = &a.cache;
     if (const auto* s = std::get_if<SharedKv>(c)) {
       kind_ = Kind::shared;
       source_ = s->source_layer;
       if (source_ >= a.layer) throw InputError::value("shared_kv source layer", std::to_string(source_), "an earlier layer");
-      c = &a.spec.layers[source_].cache;
+      // The source layer's attention mixer (a hybrid layer holds one beside its SSM).
+      const auto& src = a.spec.layers[source_].mixers;
+      const auto it = std::find_if(src.begin(), src.end(), [](const LayerCache& x) { return std::holds_alternative<Attention>(x); });
+      c = it != src.end() ? &*it : &src.front();
       if (!std::holds_alternative<Attention>(*c))
         throw InputError::value("shared_kv source layer", std::to_string(source_), "a full, sliding or chunked attention layer");
     }
@@ -210,7 +213,7 @@ class AttentionMixer final : public Mixer {
 class MlaMixer final : public Mixer {
  public:
   explicit MlaMixer(const MixerArgs& a) : theta_(a.spec.dims.rope_theta), topk_(static_cast<std::int64_t>(a.opt.index_topk)) {
-    const auto& m = std::get<Mla>(a.spec.layers[a.layer].cache);
+    const auto& m = std::get<Mla>(a.cache);
     r_ = static_cast<std::int64_t>(m.kv_lora_rank);
     dr_ = static_cast<std::int64_t>(m.rope_dim);
     di_ = static_cast<std::int64_t>(m.index_head_dim);

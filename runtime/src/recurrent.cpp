@@ -406,7 +406,7 @@ class ShortConvMixer final : public Mixer {
 }  // namespace
 
 std::unique_ptr<Mixer> make_recurrent(const MixerArgs& a) {
-  const auto& c = a.spec.layers[a.layer].cache;
+  const auto& c = a.cache;
   if (const auto* m = std::get_if<Mamba1>(&c)) {
     if (m->conv_kernel < 1) throw InputError::value("mamba conv_kernel", "0", "a positive kernel");
     return std::make_unique<Mamba1Mixer>(a, *m);

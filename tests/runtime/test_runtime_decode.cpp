@@ -105,7 +105,7 @@ ModelSpec synthetic(std::string name, std::vector<LayerCache> layers, std::uint6
   s.dims.rope_theta = 10000.0;
   s.dims.mla_qk_nope_head_dim = 32;
   s.dims.mla_v_head_dim = 32;
-  for (std::size_t i = 0; i < layers.size(); ++i) s.layers.push_back({i, layers[i]});
+  for (std::size_t i = 0; i < layers.size(); ++i) s.layers.push_back({i, {layers[i]}});
   return s;
 }
 
@@ -162,6 +162,16 @@ BOOST_AUTO_TEST_CASE(mamba2_step_equals_scan) {
   Mamba2 m2;
   m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
   auto spec = synthetic("mamba2", {m2, Attention{2, 32, 32}, m2, NoCache{}});
+  check_model(spec, 14, 5, {Dtype::fp32});
+}
+
+// Attention and Mamba-2 in the same layer, run side by side (Falcon-H1's parallel hybrid).
+BOOST_AUTO_TEST_CASE(attention_and_mamba2_in_one_layer) {
+  Mamba2 m2;
+  m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
+  auto spec = synthetic("parallel", {Attention{2, 32, 32}, m2, Attention{2, 32, 32, Attention::Window{6}}});
+  spec.layers[0].mixers.push_back(m2);
+  spec.layers[2].mixers.push_back(m2);
   check_model(spec, 14, 5, {Dtype::fp32});
 }
 

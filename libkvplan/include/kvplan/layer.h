@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "kvplan/dtype.h"
 
@@ -106,6 +107,18 @@ using LayerCache = std::variant<Attention, Mla, Mamba1, Mamba2, LinearAttention,
 // mamba (Mamba-1 and Mamba-2), linear_attention, short_conv, shared_kv, none.
 std::string_view kind_name(const LayerCache& c);
 
+// One model layer: the token mixers of its block, each with its own cache. Almost every layer
+// has one; Falcon-H1 runs attention and Mamba-2 side by side in every layer and Zamba2 adds a
+// shared attention block to some of its Mamba-2 layers. An MLP-only block holds {NoCache}.
+struct LayerSpec {
+  std::uint64_t index = 0;
+  std::vector<LayerCache> mixers;
+  // The layer's one mixer (the common case); throws kvplan::Error when it has several, so code
+  // written for one mixer cannot silently drop the others.
+  const LayerCache& cache() const;
+  bool operator==(const LayerSpec&) const = default;
+};
+
 // How elements are stored. `conv` and `ssm` apply to recurrent state.
 struct CacheDtypes {
   Dtype k = Dtype::bf16;
@@ -143,6 +156,16 @@ LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDty
 
 // Bytes one more token adds while no window is full (0 for state-only kinds).
 std::uint64_t bytes_per_token(const LayerCache& c, const CacheDtypes& dt, std::uint64_t tp = 1);
+
+// ---- A whole layer: every mixer of it.
+// The layer's kind in reports: its first mixer's kind (Falcon-H1: full_attention, then mamba).
+std::string_view kind_name(const LayerSpec& l);
+// Tokens the layer's token caches keep (the most any of its mixers keeps).
+std::uint64_t tokens_held(const LayerSpec& l, std::uint64_t tokens);
+// The sum of layer_bytes over the mixers (tokens_held: the most any mixer keeps).
+LayerBytes layer_bytes(const LayerSpec& l, std::uint64_t tokens, const CacheDtypes& dt, std::uint64_t tp = 1);
+// The sum of bytes_per_token over the mixers.
+std::uint64_t bytes_per_token(const LayerSpec& l, const CacheDtypes& dt, std::uint64_t tp = 1);
 
 // Shapes of the state tensors for one sequence on one rank (used by docs, runtime, engines).
 struct StateShape {

@@ -48,6 +48,43 @@ std::string_view kind_name(const LayerCache& c) {
                     c);
 }
 
+const LayerCache& LayerSpec::cache() const {
+  if (mixers.size() != 1)
+    throw InputError::value("layer " + std::to_string(index), std::to_string(mixers.size()) + " mixers",
+                            "a layer with one mixer here (a step that reads several iterates LayerSpec::mixers)");
+  return mixers.front();
+}
+
+std::string_view kind_name(const LayerSpec& l) {
+  if (l.mixers.empty()) throw InputError::value("layer " + std::to_string(l.index), "no mixer", "at least one mixer");
+  return kind_name(l.mixers.front());
+}
+
+std::uint64_t tokens_held(const LayerSpec& l, std::uint64_t tokens) {
+  std::uint64_t held = 0;
+  for (const auto& c : l.mixers) held = std::max(held, tokens_held(c, tokens));
+  return held;
+}
+
+LayerBytes layer_bytes(const LayerSpec& l, std::uint64_t tokens, const CacheDtypes& dt, std::uint64_t tp) {
+  LayerBytes sum;
+  for (const auto& c : l.mixers) {
+    const LayerBytes b = layer_bytes(c, tokens, dt, tp);
+    sum.k_bytes = checked_add(sum.k_bytes, b.k_bytes, "layer K bytes");
+    sum.v_bytes = checked_add(sum.v_bytes, b.v_bytes, "layer V bytes");
+    sum.conv_bytes = checked_add(sum.conv_bytes, b.conv_bytes, "layer conv bytes");
+    sum.ssm_bytes = checked_add(sum.ssm_bytes, b.ssm_bytes, "layer SSM bytes");
+    sum.tokens_held = std::max(sum.tokens_held, b.tokens_held);
+  }
+  return sum;
+}
+
+std::uint64_t bytes_per_token(const LayerSpec& l, const CacheDtypes& dt, std::uint64_t tp) {
+  std::uint64_t sum = 0;
+  for (const auto& c : l.mixers) sum = checked_add(sum, bytes_per_token(c, dt, tp), "bytes per token");
+  return sum;
+}
+
 std::uint64_t kv_heads_per_rank(std::uint64_t kv_heads, std::uint64_t tp) {
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   return std::max<std::uint64_t>(1, kv_heads / tp);

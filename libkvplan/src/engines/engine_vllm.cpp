@@ -136,7 +136,8 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   const bool has_mla = m.has_kind("mla");
   bool sparse = false;
   for (const auto& l : m.layers)
-    if (auto* a = std::get_if<Mla>(&l.cache); a && a->index_head_dim) sparse = true;
+    for (const auto& mixer : l.mixers)
+      if (auto* a = std::get_if<Mla>(&mixer); a && a->index_head_dim) sparse = true;
   std::string kv_dtype_name = o.kv_cache_dtype;
   if (sparse && kv_dtype_name == "auto") {
     kv_dtype_name = "fp8_ds_mla";
@@ -193,7 +194,8 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   // Per-layer specs on one rank (before hybrid alignment).
   std::vector<Spec> all;
   std::uint64_t attn_1tok = 0;
-  for (const auto& l : m.layers) {
+  for (const auto& l : m.layers)
+    for (const auto& mixer : l.mixers) {  // each mixer of a hybrid layer is its own spec, as in vLLM
     Spec s;
     s.layer = l.index;
     bool keep = true;
@@ -225,14 +227,14 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
             if constexpr (std::is_same_v<T, LinearAttention>)
               if (k.variant == LinearAttention::Variant::kda && o.mamba_ssm_cache_dtype == "auto") ssm_dt = Dtype::fp32;
             if (o.mamba_ssm_cache_dtype != "auto") ssm_dt = parse_dtype(o.mamba_ssm_cache_dtype, "--mamba-ssm-cache-dtype");
-            s.page = state_bytes(l.cache, StateOptions{conv_dt, ssm_dt, tp, spec_rows ? c.spec_tokens : 0}).total_bytes();
+            s.page = state_bytes(mixer, StateOptions{conv_dt, ssm_dt, tp, spec_rows ? c.spec_tokens : 0}).total_bytes();
           } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
             keep = false;  // no spec of their own
           } else {
             static_assert(unhandled_kind<T>, "vLLM: a layer kind without a KV cache spec");
           }
         },
-        l.cache);
+        mixer);
     if (!keep) continue;
     if (s.type != SpecType::mamba && attn_1tok == 0) attn_1tok = s.token_bytes;
     all.push_back(s);
