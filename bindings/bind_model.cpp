@@ -113,33 +113,31 @@ void bind_model(pyb::module_& m) {
 
   pyb::class_<PyLayer>(m, "Layer", "One model layer and the cache it keeps.")
       .def_property_readonly("index", [](const PyLayer& l) { return l.get().index; })
-      .def_property_readonly("kind", [](const PyLayer& l) { return std::string(kind_name(l.get().cache)); },
+      .def_property_readonly("kind", [](const PyLayer& l) { return std::string(kind_name(l.get())); },
                              "full_attention, sliding_attention, chunked_attention, mla, mamba, "
                              "linear_attention, short_conv, shared_kv or none")
-      .def_property_readonly("description", [](const PyLayer& l) { return describe_layer(l.get().cache); })
+      .def_property_readonly("description", [](const PyLayer& l) { return describe_layer(l.get()); })
       .def("to_dict", [](const PyLayer& l) {
-        auto j = layer_to_json(l.get().cache);
-        j["index"] = l.get().index;
-        return to_python(j);
+        return to_python(layer_to_json(l.get()));
       }, "The layer's kind and dimensions (the same object as in `kvplan inspect --json`).")
       .def("tokens_held", [](const PyLayer& l, pyb::handle tokens) {
-        return kvplan::tokens_held(l.get().cache, tokens_arg(tokens, "tokens"));
+        return kvplan::tokens_held(l.get(), tokens_arg(tokens, "tokens"));
       }, "tokens"_a, "Tokens this layer keeps for a sequence of `tokens` tokens.")
       .def("bytes", [](const PyLayer& l, pyb::handle tokens, pyb::handle kv_dtype, pyb::handle k_dtype,
                        pyb::handle v_dtype, pyb::handle state_dtype, pyb::handle tp) {
         const Workload w = workload(tokens, pyb::int_(1), kv_dtype, k_dtype, v_dtype, state_dtype, tp);
-        return layer_bytes_dict(layer_bytes(l.get().cache, w.tokens, resolve_dtypes(*l.spec, w), w.tp));
+        return layer_bytes_dict(layer_bytes(l.get(), w.tokens, resolve_dtypes(*l.spec, w), w.tp));
       }, pyb::kw_only(), "tokens"_a = 4096, "kv_dtype"_a = pyb::none(), "k_dtype"_a = pyb::none(),
          "v_dtype"_a = pyb::none(), "state_dtype"_a = pyb::none(), "tp"_a = 1,
          "Exact bytes this layer holds for ONE sequence (k, v, conv, ssm, tokens_held, totals).")
       .def("__getattr__", [](const PyLayer& l, const std::string& name) -> pyb::object {
-        auto j = layer_to_json(l.get().cache);
+        auto j = layer_to_json(l.get());
         if (j.is_object() && j.contains(name)) return to_python(j[name]);
         throw pyb::attribute_error("Layer has no attribute '" + name + "'");
       })
       .def("__repr__", [](const PyLayer& l) {
-        return "<kvplan.Layer " + std::to_string(l.get().index) + " " + std::string(kind_name(l.get().cache)) + ": " +
-               describe_layer(l.get().cache) + ">";
+        return "<kvplan.Layer " + std::to_string(l.get().index) + " " + std::string(kind_name(l.get())) + ": " +
+               describe_layer(l.get()) + ">";
       });
 
   pyb::class_<PyModel>(m, "Model", "A model's cache layout, read from a config.json (kvplan.load).")

@@ -16,13 +16,14 @@ static void register_models(CLI::App& app, Runner& run) {
         ModelSpec m = load_model_from_json(b.json, b.file_name);
         nlohmann::json counts = nlohmann::json::object();
         std::string kinds;
-        for (const auto& l : m.layers) {
-          std::string k(kind_name(l.cache));
-          if (!counts.contains(k)) {
-            counts[k] = m.count_kind(k);
-            kinds += (kinds.empty() ? "" : ", ") + std::to_string(m.count_kind(k)) + " " + k;
+        for (const auto& l : m.layers)
+          for (const auto& c : l.mixers) {
+            std::string k(kind_name(c));
+            if (!counts.contains(k)) {
+              counts[k] = m.count_kind(k);
+              kinds += (kinds.empty() ? "" : ", ") + std::to_string(m.count_kind(k)) + " " + k;
+            }
           }
-        }
         Workload w;
         w.tokens = 1;
         auto per_token = cache_size(m, w).bytes_per_token;

@@ -50,16 +50,28 @@ inline Workload workload(std::uint64_t tokens, std::uint64_t batch = 1, std::opt
   return w;
 }
 
+// Test-side views of the one Attention type with a given span; like std::get, they throw
+// std::bad_variant_access when the layer is not attention with that span.
+template <class Span>
+inline const Attention& attention_of(const LayerCache& c) {
+  const auto& a = std::get<Attention>(c);
+  (void)std::get<Span>(a.span);
+  return a;
+}
+inline const Attention& full_attention_of(const LayerCache& c) { return attention_of<Attention::All>(c); }
+inline const Attention& sliding_attention_of(const LayerCache& c) { return attention_of<Attention::Window>(c); }
+inline const Attention& chunked_attention_of(const LayerCache& c) { return attention_of<Attention::Chunk>(c); }
+
 // The smallest window (sliding) or chunk (chunked) of the model, 0 when it has none: the token
 // counts around it are where a capped cache stops growing.
 inline std::uint64_t smallest_window(const ModelSpec& m) {
   std::uint64_t w = 0;
-  for (const auto& l : m.layers) {
-    std::uint64_t x = 0;
-    if (const auto* s = std::get_if<SlidingAttention>(&l.cache)) x = s->window;
-    if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) x = c->chunk;
-    if (x && (!w || x < w)) w = x;
-  }
+  for (const auto& l : m.layers)
+    for (const auto& c : l.mixers) {
+      std::uint64_t x = 0;
+      if (const auto* a = std::get_if<Attention>(&c)) x = span_tokens(a->span);
+      if (x && (!w || x < w)) w = x;
+    }
   return w;
 }
 

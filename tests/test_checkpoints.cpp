@@ -579,7 +579,7 @@ BOOST_AUTO_TEST_CASE(gguf_oracle_families_match_config_json) {
       const auto m = load_model(family_gguf(t.path, fc, cfg).string());
       BOOST_TEST(m.num_layers() == ref.num_layers());
       for (std::size_t i = 0; i < m.num_layers() && i < ref.num_layers(); ++i)
-        BOOST_TEST(kind_name(m.layers[i].cache) == kind_name(ref.layers[i].cache));
+        BOOST_TEST(kind_name(m.layers[i].cache()) == kind_name(ref.layers[i].cache()));
       for (u64 ctx : {4096u, 32768u}) {
         auto a = llamacpp_profile(m, llama_ctx(ctx)), b = llamacpp_profile(ref, llama_ctx(ctx));
         BOOST_TEST(a.kv_bytes == b.kv_bytes);

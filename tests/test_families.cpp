@@ -118,15 +118,15 @@ BOOST_AUTO_TEST_CASE(glm_shared_indexer_layers_hold_no_indexer_key) {
 // MiMo-V2-Flash: full layers have 4 KV heads, sliding layers 8, both with K 192 and V 128 wide.
 BOOST_AUTO_TEST_CASE(mimo_v2_flash_per_type_heads_and_dims) {
   const ModelSpec m = load_model("XiaomiMiMo/MiMo-V2-Flash");
-  const auto& full = std::get<FullAttention>(m.layers[0].cache);
+  const auto& full = test::full_attention_of(m.layers[0].cache());
   BOOST_TEST(full.kv_heads == 4u);
   BOOST_TEST(full.k_head_dim == 192u);
   BOOST_TEST(full.v_head_dim == 128u);
-  const auto& swa = std::get<SlidingAttention>(m.layers[1].cache);
+  const auto& swa = test::sliding_attention_of(m.layers[1].cache());
   BOOST_TEST(swa.kv_heads == 8u);
   BOOST_TEST(swa.k_head_dim == 192u);
   BOOST_TEST(swa.v_head_dim == 128u);
-  BOOST_TEST(swa.window == 128u);
+  BOOST_TEST(span_tokens(swa.span) == 128u);
   BOOST_TEST(m.count_kind("full_attention") == 9u);
   BOOST_TEST(m.count_kind("sliding_attention") == 39u);
 }
@@ -153,9 +153,9 @@ BOOST_AUTO_TEST_CASE(gemma4_global_layer_defaults) {
   const std::string id = "google/gemma-4-26B-A4B";
   auto full_of = [](const ModelSpec& m) {
     for (const auto& l : m.layers)
-      if (const auto* f = std::get_if<FullAttention>(&l.cache)) return *f;
+      if (const auto* f = std::get_if<Attention>(&l.cache()); f && std::holds_alternative<Attention::All>(f->span)) return *f;
     BOOST_FAIL("no full-attention layer");
-    return FullAttention{};
+    return Attention{};
   };
   // The real config: k_eq_v true, 2 global KV heads of 512.
   auto real = full_of(load_model(id));
@@ -176,10 +176,10 @@ BOOST_AUTO_TEST_CASE(gemma4_global_layer_defaults) {
 BOOST_AUTO_TEST_CASE(qwen3_vl_wrappers_map_their_text_model) {
   const ModelSpec dense = load_model("Qwen/Qwen3-VL-8B-Instruct");
   BOOST_TEST(dense.num_layers() == 36u);
-  BOOST_TEST(std::get<FullAttention>(dense.layers[0].cache).kv_heads == 8u);
+  BOOST_TEST(test::full_attention_of(dense.layers[0].cache()).kv_heads == 8u);
   const ModelSpec moe = load_model("Qwen/Qwen3-VL-30B-A3B-Instruct");
   BOOST_TEST(moe.num_layers() == 48u);
-  BOOST_TEST(std::get<FullAttention>(moe.layers[0].cache).kv_heads == 4u);
+  BOOST_TEST(test::full_attention_of(moe.layers[0].cache()).kv_heads == 4u);
 }
 
 // Nemotron-H in the transformers-5 format: layers_block_type names each layer (mamba, attention,
@@ -222,7 +222,7 @@ BOOST_AUTO_TEST_CASE(qwen2_5_vl_text_fields_top_level_or_nested) {
   const ModelSpec small = load_model("Qwen/Qwen2.5-VL-3B-Instruct");
   BOOST_TEST(small.model_type == "qwen2_5_vl");
   BOOST_TEST(small.num_layers() == 36u);
-  BOOST_TEST(std::get<FullAttention>(small.layers[0].cache).kv_heads == 2u);
+  BOOST_TEST(test::full_attention_of(small.layers[0].cache()).kv_heads == 2u);
   const ModelSpec big = load_model("Qwen/Qwen2.5-VL-7B-Instruct");
   BOOST_TEST(big.model_type == "qwen2_5_vl_text");
   BOOST_TEST(big.num_layers() == 28u);
@@ -238,13 +238,13 @@ BOOST_AUTO_TEST_CASE(qwen2_5_vl_text_fields_top_level_or_nested) {
 // which names no head_dim); without num_key_value_heads, 4.
 BOOST_AUTO_TEST_CASE(gemma_head_dim_and_kv_defaults) {
   const ModelSpec m = family_patched("google/gemma-3-1b-it", {{"head_dim", nullptr}});
-  const auto& full = std::get<FullAttention>(m.layers[5].cache);
+  const auto& full = test::full_attention_of(m.layers[5].cache());
   BOOST_TEST(full.k_head_dim == 256u);
   BOOST_TEST(full.v_head_dim == 256u);
   check_same_layers(m, load_model("google/gemma-3-1b-it"));
   const ModelSpec g2 = family_patched("google/gemma-2-9b", {{"head_dim", nullptr}, {"num_key_value_heads", nullptr}});
-  BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).k_head_dim == 256u);
-  BOOST_TEST(std::get<FullAttention>(g2.layers[1].cache).kv_heads == 4u);
+  BOOST_TEST(test::full_attention_of(g2.layers[1].cache()).k_head_dim == 256u);
+  BOOST_TEST(test::full_attention_of(g2.layers[1].cache()).kv_heads == 4u);
   BOOST_TEST(g2.params.total > 0u);
   // vocab_size left out (the multimodal gemma-3 text_config): Gemma3TextConfig's 262,208.
   const auto base = load_model("google/gemma-3-1b-it").params;
@@ -393,9 +393,9 @@ BOOST_AUTO_TEST_CASE(gemma4_default_pattern_and_bidirectional_window) {
   BOOST_REQUIRE(m.num_layers() == 30u);
   check_same_layers(m, load_model(id));
   BOOST_TEST(m.count_kind("full_attention") == 5u);
-  for (std::size_t i : {5u, 11u, 17u, 23u, 29u}) BOOST_TEST(std::holds_alternative<FullAttention>(m.layers[i].cache));
+  for (std::size_t i : {5u, 11u, 17u, 23u, 29u}) BOOST_TEST(kind_name(m.layers[i].cache()) == "full_attention");
   const ModelSpec bidi = family_patched(id, {{"text_config", {{"use_bidirectional_attention", "all"}}}});
-  BOOST_TEST(std::get<SlidingAttention>(bidi.layers[0].cache).window == 513u);
+  BOOST_TEST(span_tokens(test::sliding_attention_of(bidi.layers[0].cache()).span) == 513u);
 }
 
 // Laguna's gating may be a string: "per-element" gives g_proj heads x head_dim outputs per layer
@@ -431,6 +431,116 @@ BOOST_AUTO_TEST_CASE(mtp_notes_singular_and_plural) {
   BOOST_TEST(note_with(load_model("XiaomiMiMo/MiMo-7B-Base"), "mimo: the 1 MTP layer is a separate draft model"));
   BOOST_TEST(note_with(family_patched("XiaomiMiMo/MiMo-7B-Base", {{"num_nextn_predict_layers", 2}}),
                        "mimo: the 2 MTP layers are a separate draft model"));
+}
+
+// ---- Layers with several mixers (attention + Mamba-2 in one block). No complete real config of
+// either family was found in the public repositories searched, so each config holds the class
+// defaults of transformers' own configuration file, which are public values (cited in
+// tests/data/hybrid_layers/README.md): FalconH1Config and Zamba2Config.
+
+// A layer holding K+V of `kv_row` bytes per token in bf16 (half of it in fp8) beside a constant
+// bf16 state of `state` bytes, at 1, 4,096 and 131,072 tokens.
+void check_layer_bytes(const LayerSpec& l, std::uint64_t kv_row, std::uint64_t state) {
+  const CacheDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16, Dtype::bf16};
+  const CacheDtypes fp8{Dtype::fp8_e4m3, Dtype::fp8_e4m3, Dtype::bf16, Dtype::bf16};
+  for (std::uint64_t n : {1u, 4096u, 131072u}) {
+    BOOST_TEST(layer_bytes(l, n, bf16).total_bytes() == kv_row * n + state);
+    BOOST_TEST(layer_bytes(l, n, fp8).total_bytes() == kv_row / 2 * n + state);
+  }
+}
+
+// Falcon-H1: every layer runs attention and Mamba-2 in parallel (modeling_falcon_h1.py
+// FalconH1DecoderLayer; vLLM falcon_h1.py FalconH1ParallelHybrid).
+BOOST_AUTO_TEST_CASE(falcon_h1_parallel_attention_and_mamba2) {
+  // FalconH1Config defaults: hidden 4096, 32 layers, 32 heads, 8 KV heads, mamba_d_ssm 1024,
+  // mamba_n_heads 128, mamba_d_head "auto", mamba_n_groups 1, mamba_d_state 256, mamba_d_conv 4.
+  const nlohmann::json cfg = test::read_json("tests/data/hybrid_layers/falcon_h1_transformers_defaults.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "falcon_h1.json");
+  BOOST_REQUIRE(m.layers.size() == 32u);
+  for (const auto& l : m.layers) {
+    BOOST_REQUIRE(l.mixers.size() == 2u);
+    BOOST_TEST(kind_name(l) == "full_attention");
+    BOOST_TEST(kind_name(l.mixers[1]) == "mamba");
+  }
+  BOOST_TEST(m.count_kind("full_attention") == 32u);
+  BOOST_TEST(m.count_kind("mamba") == 32u);
+  // Attention: head_dim = hidden / heads = 128 (no head_dim field), 8 KV heads.
+  BOOST_TEST((m.layers[0].mixers[0] == LayerCache{Attention{8, 128, 128}}));
+  // Mamba-2: 128 heads of 1024 / 128 = 8, 1 group, d_state 256, kernel 4.
+  BOOST_TEST((m.layers[0].mixers[1] == LayerCache{Mamba2{128, 8, 256, 1, 4}}));
+  // Per layer by hand: K and V 8 x 128 x 2 B = 2,048 B each per token (bf16), 1,024 B in fp8;
+  // conv state (4 - 1) x (1,024 + 2 x 1 x 256) x 2 B = 9,216 B; SSM state 128 x 8 x 256 x 2 B
+  // = 524,288 B (vLLM MambaStateShapeCalculator.mamba2_state_shape, the state kept in bf16).
+  const std::uint64_t state = 9216 + 524288;
+  const CacheDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16, Dtype::bf16};
+  const CacheDtypes fp8{Dtype::fp8_e4m3, Dtype::fp8_e4m3, Dtype::bf16, Dtype::bf16};
+  check_layer_bytes(m.layers[5], 4096, state);
+  BOOST_TEST(layer_bytes(m.layers[5], 1, bf16).total_bytes() == 537600u);
+  BOOST_TEST(layer_bytes(m.layers[5], 4096, bf16).total_bytes() == 17310720u);
+  BOOST_TEST(layer_bytes(m.layers[5], 131072, bf16).total_bytes() == 537404416u);
+  BOOST_TEST(layer_bytes(m.layers[5], 1, fp8).total_bytes() == 535552u);
+  BOOST_TEST(layer_bytes(m.layers[5], 4096, fp8).total_bytes() == 8922112u);
+  BOOST_TEST(layer_bytes(m.layers[5], 131072, fp8).total_bytes() == 268968960u);
+  // The whole model sums both mixers of every layer; one more token adds the attention rows.
+  const auto s = cache_size(m, workload(4096));
+  BOOST_TEST(s.total_bytes == 32u * 17310720u);
+  BOOST_TEST(s.state_bytes == 32u * state);
+  BOOST_TEST(s.bytes_per_token == 32u * 4096u);
+  BOOST_TEST(s.layers[0].kind == "full_attention");
+  BOOST_TEST((s.layers[0].mixer_kinds == std::vector<std::string>{"full_attention", "mamba"}));
+  // The interface's JSON keeps "kind" and lists the mixers.
+  const auto lj = layer_to_json(m.layers[0]);
+  BOOST_TEST(lj["kind"] == "full_attention");
+  BOOST_TEST(lj["mixers"].size() == 2u);
+  BOOST_TEST(lj["mixers"][1]["kind"] == "mamba");
+  // A one-mixer accessor on a two-mixer layer is an error, never the first mixer silently.
+  BOOST_CHECK_THROW((void)m.layers[0].cache(), InputError);
+  // mamba_d_head must make the width: FalconH1Config.validate_architecture.
+  auto bad = cfg;
+  bad["mamba_d_head"] = 16;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(bad.dump(), "falcon_h1.json"), ConfigError,
+                        test::HasMessage({"/mamba_d_head", "1024"}));
+}
+
+// Zamba2: Mamba-2 in every layer; the "hybrid" layers run the shared attention block first and
+// keep their own K/V (modeling_zamba2.py Zamba2HybridLayer, Zamba2HybridDynamicCache).
+BOOST_AUTO_TEST_CASE(zamba2_shared_attention_on_mamba2_layers) {
+  // Zamba2Config defaults: hidden 2560, 54 layers, 32 heads (KV heads default to the head
+  // count), mamba_d_state 64, mamba_d_conv 4, mamba_expand 2, mamba_ngroups 1, n_mamba_heads 8,
+  // the default layers_block_type (no field).
+  const nlohmann::json cfg = test::read_json("tests/data/hybrid_layers/zamba2_transformers_defaults.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "zamba2.json");
+  BOOST_REQUIRE(m.layers.size() == 54u);
+  const std::vector<std::size_t> hybrid{6, 12, 18, 24, 30, 36, 42, 47, 51};
+  BOOST_TEST(m.count_kind("full_attention") == hybrid.size());
+  BOOST_TEST(m.count_kind("mamba") == 54u);
+  // Attention over 2 x hidden: head_dim 2 x 2560 / 32 = 160, 32 KV heads; Mamba-2 of 8 heads
+  // of 2 x 2560 / 8 = 640, 1 group, d_state 64, kernel 4.
+  const LayerCache attn = Attention{32, 160, 160};
+  const LayerCache ssm = Mamba2{8, 640, 64, 1, 4};
+  for (std::size_t i = 0; i < 54; ++i) {
+    const bool h = std::find(hybrid.begin(), hybrid.end(), i) != hybrid.end();
+    BOOST_TEST((m.layers[i].mixers == (h ? std::vector<LayerCache>{attn, ssm} : std::vector<LayerCache>{ssm})));
+  }
+  // By hand: K and V 32 x 160 x 2 B = 10,240 B each per token (bf16), 5,120 B in fp8; conv
+  // state 3 x (5,120 + 2 x 64) x 2 B = 31,488 B; SSM state 8 x 640 x 64 x 2 B = 655,360 B.
+  const std::uint64_t state = 31488 + 655360;
+  const CacheDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16, Dtype::bf16};
+  const CacheDtypes fp8{Dtype::fp8_e4m3, Dtype::fp8_e4m3, Dtype::bf16, Dtype::bf16};
+  check_layer_bytes(m.layers[6], 20480, state);  // hybrid
+  check_layer_bytes(m.layers[7], 0, state);      // Mamba-2 only
+  BOOST_TEST(layer_bytes(m.layers[6], 1, bf16).total_bytes() == 707328u);
+  BOOST_TEST(layer_bytes(m.layers[6], 4096, bf16).total_bytes() == 84572928u);
+  BOOST_TEST(layer_bytes(m.layers[6], 131072, bf16).total_bytes() == 2685041408u);
+  BOOST_TEST(layer_bytes(m.layers[6], 1, fp8).total_bytes() == 697088u);
+  BOOST_TEST(layer_bytes(m.layers[6], 4096, fp8).total_bytes() == 42629888u);
+  BOOST_TEST(layer_bytes(m.layers[6], 131072, fp8).total_bytes() == 1342864128u);
+  BOOST_TEST(cache_size(m, workload(4096)).total_bytes == 9u * 84572928u + 45u * state);
+  // The default pattern is defined for 54 layers only.
+  auto short_cfg = cfg;
+  short_cfg["num_hidden_layers"] = 12;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(short_cfg.dump(), "zamba2.json"), ConfigError,
+                        test::HasMessage({"layers_block_type", "54"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -24,9 +24,7 @@ Workload wl(std::uint64_t tokens, std::uint64_t batch, Dtype d, std::uint64_t tp
 }
 
 bool splits_exactly(const LayerCache& c, std::uint64_t tp) {
-  if (auto* a = std::get_if<FullAttention>(&c)) return a->kv_heads % tp == 0;
-  if (auto* a = std::get_if<SlidingAttention>(&c)) return a->kv_heads % tp == 0;
-  if (auto* a = std::get_if<ChunkedAttention>(&c)) return a->kv_heads % tp == 0;
+  if (auto* a = std::get_if<Attention>(&c)) return a->kv_heads % tp == 0;
   if (std::holds_alternative<Mla>(c)) return false;
   return true;
 }
@@ -57,13 +55,12 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
     ok = ok && s1.total_bytes == s1.kv_bytes + s1.state_bytes;
     ok = ok && s1.total_bytes == cache_size(m, wl(t1, 1, d)).total_bytes * b;        // linear in batch
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
-      const auto& c = m.layers[i].cache;
+      const auto& c = m.layers[i].cache();
       const auto& l1 = s1.layers[i];
       // tokens held: sliding/chunked cap at their window/chunk, full/MLA grow, state and shared
       // kinds hold none.
       std::uint64_t window = 0;
-      if (auto* sw = std::get_if<SlidingAttention>(&c)) window = sw->window;
-      if (auto* ch = std::get_if<ChunkedAttention>(&c)) window = ch->chunk;
+      if (auto* a = std::get_if<Attention>(&c)) window = span_tokens(a->span);
       if (window) {
         ok = ok && l1.per_sequence.tokens_held == std::min(t1, window);
         ok = ok && layer_bytes(c, window, s1.dtypes).kv_bytes() == layer_bytes(c, window + t2, s1.dtypes).kv_bytes();
@@ -82,18 +79,18 @@ BOOST_AUTO_TEST_CASE(random_architectures_keep_the_invariants) {
           ok = ok && layer_bytes(c, t1, s1.dtypes, tp).state_bytes() * tp >= st1;  // state splits by heads
         } catch (const InputError&) {
           // Mamba-2 groups that a TP degree cannot split are an input error, not a wrong size.
-          ok = ok && std::holds_alternative<Mamba>(c);
+          ok = ok && std::holds_alternative<Mamba2>(c);
         }
         // Mamba-2 per-rank shapes, stated independently after vLLM's
         // MambaStateShapeCalculator.mamba2_state_shape (model_executor/layers/mamba/mamba_utils.py):
         // groups that do not divide tp are extended by extra_groups_for_head_shards to tp, the
         // conv channels d_inner + 2 x groups x d_state and the heads split by tp. An equality, so
         // a per-rank group count that forgets the replication fails here.
-        if (auto* mb = std::get_if<Mamba>(&c); mb && mb->version == 2 && (mb->n_groups % tp == 0 || tp > mb->n_groups)) {
+        if (auto* mb = std::get_if<Mamba2>(&c); mb && (mb->n_groups % tp == 0 || tp > mb->n_groups)) {
           const std::uint64_t groups = mb->n_groups % tp == 0 ? mb->n_groups : tp;
           const StateShape sh = state_shape(c, tp);
           ok = ok && sh.conv_rows == mb->conv_kernel - 1;
-          ok = ok && sh.conv_cols == ceil_div(mb->d_inner + 2 * groups * mb->d_state, tp);
+          ok = ok && sh.conv_cols == ceil_div(mb->d_inner() + 2 * groups * mb->d_state, tp);
           ok = ok && sh.ssm_a == ceil_div(mb->n_heads, tp) && sh.ssm_b == mb->head_dim && sh.ssm_c == mb->d_state;
         }
         auto one = layer_bytes(c, t1, s1.dtypes, 1).kv_bytes();
@@ -124,7 +121,7 @@ BOOST_AUTO_TEST_CASE(size_plan_and_engine_agree_on_random_architectures) {
     if (heads % tp) tp = 1;
     bool mamba_groups_ok = true;
     for (const auto& l : m.layers)
-      if (auto* mb = std::get_if<Mamba>(&l.cache); mb && mb->version == 2 && mb->n_groups % tp && tp < mb->n_groups)
+      if (auto* mb = std::get_if<Mamba2>(&l.cache()); mb && mb->n_groups % tp && tp < mb->n_groups)
         mamba_groups_ok = false;
     if (!mamba_groups_ok) tp = 1;
     const std::uint64_t context = g.range(1, 50000), conc = g.range(1, 16);

@@ -21,38 +21,43 @@ std::vector<CMap> maps(const std::vector<Mat>& ms) {
   return out;
 }
 
-class Attention final : public Mixer {
+class AttentionMixer final : public Mixer {
  public:
   enum class Kind { full, sliding, chunked, shared };
 
-  explicit Attention(const MixerArgs& a) : theta_(a.spec.dims.rope_theta) {
-    const LayerCache* c = &a.spec.layers[a.layer].cache;
+  explicit AttentionMixer(const MixerArgs& a) : theta_(a.spec.dims.rope_theta) {
+    const LayerCache* c = &a.cache;
     if (const auto* s = std::get_if<SharedKv>(c)) {
       kind_ = Kind::shared;
       source_ = s->source_layer;
       if (source_ >= a.layer) throw InputError::value("shared_kv source layer", std::to_string(source_), "an earlier layer");
-      c = &a.spec.layers[source_].cache;
-      if (std::holds_alternative<SharedKv>(*c) || std::holds_alternative<Mla>(*c) ||
-          !(std::holds_alternative<FullAttention>(*c) || std::holds_alternative<SlidingAttention>(*c) ||
-            std::holds_alternative<ChunkedAttention>(*c)))
+      // The source layer's attention mixer (a hybrid layer holds one beside its SSM).
+      const auto& src = a.spec.layers[source_].mixers;
+      const auto it = std::find_if(src.begin(), src.end(), [](const LayerCache& x) { return std::holds_alternative<Attention>(x); });
+      c = it != src.end() ? &*it : &src.front();
+      if (!std::holds_alternative<Attention>(*c))
         throw InputError::value("shared_kv source layer", std::to_string(source_), "a full, sliding or chunked attention layer");
     }
     std::visit(
         [&](const auto& l) {
           using T = std::decay_t<decltype(l)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             kvh_ = static_cast<std::int64_t>(l.kv_heads);
             kd_ = static_cast<std::int64_t>(l.k_head_dim);
             vd_ = static_cast<std::int64_t>(l.v_head_dim);
-            if constexpr (std::is_same_v<T, SlidingAttention>) {
-              if (kind_ != Kind::shared) kind_ = Kind::sliding;
-              mask_ = {Mask::Kind::sliding, static_cast<std::int64_t>(l.window)};
-            } else if constexpr (std::is_same_v<T, ChunkedAttention>) {
-              if (kind_ != Kind::shared) kind_ = Kind::chunked;
-              mask_ = {Mask::Kind::chunked, static_cast<std::int64_t>(l.chunk)};
-            }
-          } else if constexpr (std::is_same_v<T, Mla> || std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+            std::visit(overloaded{
+                           [](const Attention::All&) {},
+                           [&](const Attention::Window& w) {
+                             if (kind_ != Kind::shared) kind_ = Kind::sliding;
+                             mask_ = {Mask::Kind::sliding, static_cast<std::int64_t>(w.tokens)};
+                           },
+                           [&](const Attention::Chunk& k) {
+                             if (kind_ != Kind::shared) kind_ = Kind::chunked;
+                             mask_ = {Mask::Kind::chunked, static_cast<std::int64_t>(k.tokens)};
+                           },
+                       },
+                       l.span);
+          } else if constexpr (std::is_same_v<T, Mla> || std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv> || std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
             // not softmax attention: kvh_ stays 0 and the check below refuses it
           } else {
@@ -208,7 +213,7 @@ class Attention final : public Mixer {
 class MlaMixer final : public Mixer {
  public:
   explicit MlaMixer(const MixerArgs& a) : theta_(a.spec.dims.rope_theta), topk_(static_cast<std::int64_t>(a.opt.index_topk)) {
-    const auto& m = std::get<Mla>(a.spec.layers[a.layer].cache);
+    const auto& m = std::get<Mla>(a.cache);
     r_ = static_cast<std::int64_t>(m.kv_lora_rank);
     dr_ = static_cast<std::int64_t>(m.rope_dim);
     di_ = static_cast<std::int64_t>(m.index_head_dim);
@@ -239,10 +244,10 @@ class MlaMixer final : public Mixer {
     std::vector<Tensor> t;
     // One row per token: the compressed latent followed by the shared rope key (vLLM's layout).
     t.emplace_back("kv_latent", dt.k, std::vector<std::uint64_t>{1, capacity, static_cast<std::uint64_t>(r_ + dr_)},
-                   Attention::scale_for(dt.k, o));
+                   AttentionMixer::scale_for(dt.k, o));
     if (di_)
       t.emplace_back("indexer_k", dt.k, std::vector<std::uint64_t>{1, capacity, static_cast<std::uint64_t>(di_)},
-                     Attention::scale_for(dt.k, o));
+                     AttentionMixer::scale_for(dt.k, o));
     return t;
   }
 
@@ -363,9 +368,9 @@ class MlaMixer final : public Mixer {
 
 }  // namespace
 
-std::unique_ptr<Mixer> make_attention(const MixerArgs& a) { return std::make_unique<Attention>(a); }
+std::unique_ptr<Mixer> make_attention(const MixerArgs& a) { return std::make_unique<AttentionMixer>(a); }
 std::unique_ptr<Mixer> make_mla(const MixerArgs& a) { return std::make_unique<MlaMixer>(a); }
 
-float storage_scale(Dtype d, const Options& o) { return Attention::scale_for(d, o); }
+float storage_scale(Dtype d, const Options& o) { return AttentionMixer::scale_for(d, o); }
 
 }  // namespace kvplan::runtime::detail

@@ -97,6 +97,7 @@ struct MixerArgs {
   const RunDims& dims;
   std::size_t layer;
   Rng& rng;
+  const LayerCache& cache;  // the mixer to build: one of spec.layers[layer].mixers
 };
 
 std::unique_ptr<Mixer> make_attention(const MixerArgs& a);  // full, sliding, chunked, shared_kv

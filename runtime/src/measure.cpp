@@ -33,8 +33,8 @@ Measurement measure_cache(const Model& model, const Cache& cache) {
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {
     LayerMeasurement l;
     l.index = spec.layers[i].index;
-    l.kind = std::string(kind_name(spec.layers[i].cache));
-    l.formula = layer_bytes(spec.layers[i].cache, cache.capacity(), cache.dtypes(), 1);
+    l.kind = std::string(kind_name(spec.layers[i]));
+    l.formula = layer_bytes(spec.layers[i], cache.capacity(), cache.dtypes(), 1);
     l.formula_bytes = l.formula.total_bytes();
     for (const auto& t : cache.layers()[i]) {
       TensorInfo ti = t.info();

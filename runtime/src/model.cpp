@@ -25,7 +25,10 @@ struct Model::Impl {
   RunDims dims;
   Mat embed, head;  // head empty when tied
   struct Block {
-    std::shared_ptr<detail::Mixer> mixer;  // null for layers with no token mixer (MLP only)
+    // The layer's token mixers, run side by side on the same normalised input and summed
+    // (Falcon-H1's parallel attention + Mamba-2); empty for an MLP-only layer.
+    std::vector<std::shared_ptr<detail::Mixer>> mixers;
+    std::vector<std::size_t> tensors;  // cache tensors each mixer allocates, in order
     Mat Wgu, Wd;
   };
   std::vector<Block> blocks;
@@ -99,41 +102,45 @@ Model::Model(ModelSpec spec, Options opt) : impl_(std::make_unique<Impl>()) {
   const std::size_t L = m.spec.layers.size();
   m.keep.assign(L, false);
   for (const auto& l : m.spec.layers)
-    if (const auto* s = std::get_if<SharedKv>(&l.cache)) {
-      if (s->source_layer >= L) throw InputError::value("shared_kv source layer", std::to_string(s->source_layer), "an existing layer");
-      m.keep[s->source_layer] = true;
-    }
+    for (const auto& c : l.mixers)
+      if (const auto* s = std::get_if<SharedKv>(&c)) {
+        if (s->source_layer >= L) throw InputError::value("shared_kv source layer", std::to_string(s->source_layer), "an existing layer");
+        m.keep[s->source_layer] = true;
+      }
   // Scaled mode: layers with identical cache specs share one set of mixer weights (the caches
   // stay one per layer); this keeps 60-layer models with wide states small and fast to build.
   std::vector<std::pair<LayerCache, std::shared_ptr<detail::Mixer>>> shared;
   for (std::size_t i = 0; i < L; ++i) {
-    const auto& c = m.spec.layers[i].cache;
     Impl::Block b;
-    detail::MixerArgs args{m.spec, m.opt, m.dims, i, rng};
+    for (const auto& c : m.spec.layers[i].mixers) {
+    detail::MixerArgs args{m.spec, m.opt, m.dims, i, rng, c};
     const bool none = std::holds_alternative<NoCache>(c);
     const bool share = m.opt.scaled && !std::holds_alternative<SharedKv>(c) && !none;
     const auto same = share ? std::find_if(shared.begin(), shared.end(), [&](const auto& e) { return e.first == c; })
                             : shared.end();
     if (same != shared.end()) {
-      b.mixer = same->second;
+      b.mixers.push_back(same->second);
     } else if (!none) {
-      b.mixer = std::visit(
+      b.mixers.push_back(std::visit(
           [&](const auto& k) -> std::shared_ptr<detail::Mixer> {
             using T = std::decay_t<decltype(k)>;
             if constexpr (std::is_same_v<T, Mla>) return detail::make_mla(args);
-            else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+            else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>)
               return detail::make_recurrent(args);
-            else if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                               std::is_same_v<T, ChunkedAttention> || std::is_same_v<T, SharedKv>)
+            else if constexpr (std::is_same_v<T, Attention> || std::is_same_v<T, SharedKv>)
               return detail::make_attention(args);
             else if constexpr (std::is_same_v<T, NoCache>) return nullptr;  // excluded above
             else static_assert(unhandled_kind<T>, "reference runtime: a layer kind without a mixer");
           },
-          c);
-      if (share) shared.emplace_back(c, b.mixer);
-      m.weights = checked_add(m.weights, b.mixer->weight_count(), "weights");
+          c));
+      if (share) shared.emplace_back(c, b.mixers.back());
+      m.weights = checked_add(m.weights, b.mixers.back()->weight_count(), "weights");
     }
+    }
+    // How many cache tensors each mixer allocates (a fixed count), to split a layer's tensors.
+    if (b.mixers.size() > 1)
+      for (const auto& mx : b.mixers) b.tensors.push_back(mx->allocate(1, CacheDtypes{}, m.opt).size());
     b.Wgu = detail::random_weight(rng, 2 * m.dims.ffn, m.dims.hidden);
     b.Wd = detail::random_weight(rng, m.dims.hidden, m.dims.ffn, 0.5f);
     m.weights = checked_add(m.weights, static_cast<std::uint64_t>(b.Wgu.size() + b.Wd.size()), "weights");
@@ -156,8 +163,12 @@ Cache Model::allocate(std::uint64_t capacity, const CacheDtypes& dtypes) const {
   Cache c;
   c.capacity_ = capacity;
   c.dtypes_ = dtypes;
-  for (const auto& b : impl_->blocks)
-    c.layers_.push_back(b.mixer ? b.mixer->allocate(capacity, dtypes, impl_->opt) : std::vector<Tensor>{});
+  for (const auto& b : impl_->blocks) {
+    std::vector<Tensor> layer;  // every mixer's tensors, in mixer order
+    for (const auto& mx : b.mixers)
+      for (auto& x : mx->allocate(capacity, dtypes, impl_->opt)) layer.push_back(std::move(x));
+    c.layers_.push_back(std::move(layer));
+  }
   return c;
 }
 
@@ -173,7 +184,22 @@ std::vector<float> Model::forward(std::span<const std::int32_t> tokens, Cache& c
   detail::Context ctx{std::vector<std::shared_ptr<detail::AssembledKv>>(m.blocks.size()), m.keep};
   for (std::size_t i = 0; i < m.blocks.size(); ++i) {
     const auto& b = m.blocks[i];
-    if (b.mixer) X += b.mixer->forward(detail::rmsnorm(X), static_cast<std::int64_t>(pos0), cache.layers_[i], ctx, i);
+    if (b.mixers.size() == 1) {
+      X += b.mixers.front()->forward(detail::rmsnorm(X), static_cast<std::int64_t>(pos0), cache.layers_[i], ctx, i);
+    } else if (!b.mixers.empty()) {
+      // Parallel mixers: each runs on its own slice of the layer's tensors, outputs summed.
+      const Mat Xn = detail::rmsnorm(X);
+      auto& all = cache.layers_[i];
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < b.mixers.size(); ++k) {
+        const std::size_t n = b.tensors.at(k);
+        std::vector<Tensor> part(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(at)),
+                                 std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(at + n)));
+        X += b.mixers[k]->forward(Xn, static_cast<std::int64_t>(pos0), part, ctx, i);
+        std::move(part.begin(), part.end(), all.begin() + static_cast<std::ptrdiff_t>(at));
+        at += n;
+      }
+    }
     X += m.mlp(detail::rmsnorm(X), b);
   }
   cache.position_ = end;
@@ -188,7 +214,10 @@ std::vector<float> Model::reference(std::span<const std::int32_t> tokens) const 
   detail::Context ctx{std::vector<std::shared_ptr<detail::AssembledKv>>(m.blocks.size()), m.keep};
   for (std::size_t i = 0; i < m.blocks.size(); ++i) {
     const auto& b = m.blocks[i];
-    if (b.mixer) X += b.mixer->reference(detail::rmsnorm(X), ctx, i);
+    if (!b.mixers.empty()) {
+      const Mat Xn = detail::rmsnorm(X);
+      for (const auto& mx : b.mixers) X += mx->reference(Xn, ctx, i);
+    }
     X += m.mlp(detail::rmsnorm(X), b);
   }
   return m.logits(X, true);

@@ -58,9 +58,9 @@ std::vector<std::uint64_t> dims(std::initializer_list<std::int64_t> d) {
 }
 
 // ---- Mamba-1 ---------------------------------------------------------------------------------
-class Mamba1 final : public Mixer {
+class Mamba1Mixer final : public Mixer {
  public:
-  Mamba1(const MixerArgs& a, const Mamba& m)
+  Mamba1Mixer(const MixerArgs& a, const Mamba1& m)
       : di_(static_cast<Idx>(m.d_inner)), N_(static_cast<Idx>(m.d_state)), K_(static_cast<Idx>(m.conv_kernel)) {
     const auto hidden = a.dims.hidden;
     R_ = static_cast<Idx>(ceil_div(hidden, 16));
@@ -155,9 +155,9 @@ class Mamba1 final : public Mixer {
 };
 
 // ---- Mamba-2 ---------------------------------------------------------------------------------
-class Mamba2 final : public Mixer {
+class Mamba2Mixer final : public Mixer {
  public:
-  Mamba2(const MixerArgs& a, const Mamba& m)
+  Mamba2Mixer(const MixerArgs& a, const Mamba2& m)
       : H_(static_cast<Idx>(m.n_heads)), P_(static_cast<Idx>(m.head_dim)), G_(static_cast<Idx>(m.n_groups)),
         N_(static_cast<Idx>(m.d_state)), K_(static_cast<Idx>(m.conv_kernel)) {
     if (H_ <= 0 || G_ <= 0 || H_ % G_) throw InputError::value("Mamba-2 groups", std::to_string(G_), "a divisor of the heads");
@@ -406,11 +406,14 @@ class ShortConvMixer final : public Mixer {
 }  // namespace
 
 std::unique_ptr<Mixer> make_recurrent(const MixerArgs& a) {
-  const auto& c = a.spec.layers[a.layer].cache;
-  if (const auto* m = std::get_if<Mamba>(&c)) {
+  const auto& c = a.cache;
+  if (const auto* m = std::get_if<Mamba1>(&c)) {
     if (m->conv_kernel < 1) throw InputError::value("mamba conv_kernel", "0", "a positive kernel");
-    if (m->version == 1) return std::make_unique<Mamba1>(a, *m);
-    return std::make_unique<Mamba2>(a, *m);
+    return std::make_unique<Mamba1Mixer>(a, *m);
+  }
+  if (const auto* m = std::get_if<Mamba2>(&c)) {
+    if (m->conv_kernel < 1) throw InputError::value("mamba conv_kernel", "0", "a positive kernel");
+    return std::make_unique<Mamba2Mixer>(a, *m);
   }
   if (const auto* l = std::get_if<LinearAttention>(&c)) return std::make_unique<Linear>(a, *l);
   if (const auto* s = std::get_if<ShortConv>(&c)) {

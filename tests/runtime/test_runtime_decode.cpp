@@ -105,7 +105,7 @@ ModelSpec synthetic(std::string name, std::vector<LayerCache> layers, std::uint6
   s.dims.rope_theta = 10000.0;
   s.dims.mla_qk_nope_head_dim = 32;
   s.dims.mla_v_head_dim = 32;
-  for (std::size_t i = 0; i < layers.size(); ++i) s.layers.push_back({i, layers[i]});
+  for (std::size_t i = 0; i < layers.size(); ++i) s.layers.push_back({i, {layers[i]}});
   return s;
 }
 
@@ -120,14 +120,14 @@ BOOST_AUTO_TEST_CASE(full_attention_gqa) {
 
 BOOST_AUTO_TEST_CASE(more_storage_formats) {
   // Every remaining format through one small model.
-  auto spec = synthetic("full", {FullAttention{2, 64, 64}, FullAttention{2, 64, 64}}, 4);
+  auto spec = synthetic("full", {Attention{2, 64, 64}, Attention{2, 64, 64}}, 4);
   check_model(spec, 12, 4, {Dtype::fp8_e5m2, Dtype::int8, Dtype::q4_1, Dtype::q5_0, Dtype::q5_1, Dtype::iq4_nl});
 }
 
 // The window is 8 and the sequence 29 tokens: the ring is overwritten three times over, and
 // decoding continues past the window through the prefill boundary as well.
 BOOST_AUTO_TEST_CASE(sliding_window_ring_buffer) {
-  auto spec = synthetic("sliding", {SlidingAttention{2, 32, 32, 8}, FullAttention{2, 32, 32}, SlidingAttention{2, 32, 32, 8}}, 4);
+  auto spec = synthetic("sliding", {Attention{2, 32, 32, Attention::Window{8}}, Attention{2, 32, 32}, Attention{2, 32, 32, Attention::Window{8}}}, 4);
   check_model(spec, 29, 11, {Dtype::fp32, Dtype::bf16, Dtype::q8_0});
   // A prompt longer than the window, written into the ring in one call.
   check_model(spec, 29, 20, {Dtype::fp32});
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(sliding_window_ring_buffer) {
 }
 
 BOOST_AUTO_TEST_CASE(chunked_attention) {
-  auto spec = synthetic("chunked", {ChunkedAttention{2, 32, 32, 8}, FullAttention{2, 32, 32}}, 4);
+  auto spec = synthetic("chunked", {Attention{2, 32, 32, Attention::Chunk{8}}, Attention{2, 32, 32}}, 4);
   check_model(spec, 27, 5, {Dtype::fp32, Dtype::bf16});
   check_model(spec, 27, 13, {Dtype::fp32});
 }
@@ -159,10 +159,19 @@ BOOST_AUTO_TEST_CASE(mamba1_step_equals_scan) {
 }
 
 BOOST_AUTO_TEST_CASE(mamba2_step_equals_scan) {
-  Mamba m2;
-  m2.version = 2, m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
-  m2.d_inner = 128;
-  auto spec = synthetic("mamba2", {m2, FullAttention{2, 32, 32}, m2, NoCache{}});
+  Mamba2 m2;
+  m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
+  auto spec = synthetic("mamba2", {m2, Attention{2, 32, 32}, m2, NoCache{}});
+  check_model(spec, 14, 5, {Dtype::fp32});
+}
+
+// Attention and Mamba-2 in the same layer, run side by side (Falcon-H1's parallel hybrid).
+BOOST_AUTO_TEST_CASE(attention_and_mamba2_in_one_layer) {
+  Mamba2 m2;
+  m2.n_heads = 8, m2.head_dim = 16, m2.n_groups = 2, m2.d_state = 32, m2.conv_kernel = 4;
+  auto spec = synthetic("parallel", {Attention{2, 32, 32}, m2, Attention{2, 32, 32, Attention::Window{6}}});
+  spec.layers[0].mixers.push_back(m2);
+  spec.layers[2].mixers.push_back(m2);
   check_model(spec, 14, 5, {Dtype::fp32});
 }
 
@@ -175,7 +184,7 @@ BOOST_AUTO_TEST_CASE(gated_delta_net) {
 BOOST_AUTO_TEST_CASE(lightning_and_kda) {
   LinearAttention light{LinearAttention::Variant::lightning, 4, 4, 32, 32, 0};
   LinearAttention kda{LinearAttention::Variant::kda, 2, 4, 32, 32, 4};
-  auto spec = synthetic("linear", {light, FullAttention{2, 32, 32}, kda});
+  auto spec = synthetic("linear", {light, Attention{2, 32, 32}, kda});
   check_model(spec, 14, 5, {Dtype::fp32});
 }
 
@@ -183,7 +192,7 @@ BOOST_AUTO_TEST_CASE(short_conv) { check_model(load_model("LiquidAI/LFM2-700M"),
 
 // Layers 2 and 3 own no cache: they read layer 0's (full) and layer 1's (sliding) K/V.
 BOOST_AUTO_TEST_CASE(shared_kv_reads_source_cache) {
-  auto spec = synthetic("shared", {FullAttention{2, 32, 32}, SlidingAttention{2, 32, 32, 6}, SharedKv{0}, SharedKv{1}}, 4);
+  auto spec = synthetic("shared", {Attention{2, 32, 32}, Attention{2, 32, 32, Attention::Window{6}}, SharedKv{0}, SharedKv{1}}, 4);
   check_model(spec, 17, 5, {Dtype::fp32, Dtype::q8_0});
   Model m(spec);
   Cache c = m.allocate(17, uniform(Dtype::fp32));

@@ -105,8 +105,7 @@ BOOST_AUTO_TEST_CASE(too_many_tokens_is_an_input_error) {
 }
 
 // Formula == measured for every layer and every component, exactly (scaled mode).
-BOOST_DATA_TEST_CASE(formula_equals_measured, bdata::make(bundled_ids()), id) {
-  const ModelSpec spec = load_model(id);
+void check_formula_equals_measured(const ModelSpec& spec, const std::string& id) {
   const Model model(spec);
   std::vector<std::uint64_t> tokens = {1, 7, 512, 4097};
   if (auto w = test::smallest_window(spec)) tokens.insert(tokens.end(), {w - 1, w, w + 1});
@@ -137,6 +136,20 @@ BOOST_DATA_TEST_CASE(formula_equals_measured, bdata::make(bundled_ids()), id) {
       }
     }
   }
+}
+
+BOOST_DATA_TEST_CASE(formula_equals_measured, bdata::make(bundled_ids()), id) {
+  check_formula_equals_measured(load_model(id), id);
+}
+
+// Layers with attention and Mamba-2 side by side (Falcon-H1) or a shared attention block on a
+// Mamba-2 layer (Zamba2): every mixer's buffers, summed per layer. Configs: transformers' class
+// defaults (tests/data/hybrid_layers/README.md).
+BOOST_DATA_TEST_CASE(formula_equals_measured_several_mixers,
+                     bdata::make(std::vector<std::string>{"falcon_h1_transformers_defaults", "zamba2_transformers_defaults"}),
+                     file) {
+  const auto cfg = test::read_json("tests/data/hybrid_layers/" + file + ".json");
+  check_formula_equals_measured(load_model_from_json(cfg.dump(), file + ".json"), file);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -128,7 +128,7 @@ json do_inspect(const json& a) {
   const CacheDtypes dt = resolve_dtypes(m, w);
   json j = to_json(m);
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
-    const auto& c = m.layers[i].cache;
+    const auto& c = m.layers[i];
     j["layers"][i]["shape"] = describe_layer(c);
     j["layers"][i]["bytes_per_token"] = bytes_per_token(c, dt, w.tp);
     j["layers"][i]["state_bytes"] = layer_bytes(c, 0, dt, w.tp).state_bytes();

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "kvplan/dtype.h"
 
@@ -11,30 +12,30 @@ namespace kvplan {
 // for N tokens" through the free functions below; a new architecture is added by mapping its
 // config onto these kinds, never by special cases further down the chain.
 
-// Softmax attention over every earlier token: K and V rows per token.
-struct FullAttention {
+// Softmax attention: K and V rows per token for the tokens its span keeps. One type for full,
+// sliding-window and chunked-local attention; only the span differs.
+struct Attention {
+  // Every earlier token (full attention).
+  struct All {
+    bool operator==(const All&) const = default;
+  };
+  // The last `tokens` tokens, the current one included (sliding window): holds min(N, tokens).
+  struct Window {
+    std::uint64_t tokens = 0;
+    bool operator==(const Window&) const = default;
+  };
+  // Fixed chunks of `tokens` tokens (Llama 4's chunked local attention): a buffer of at most one chunk.
+  struct Chunk {
+    std::uint64_t tokens = 0;
+    bool operator==(const Chunk&) const = default;
+  };
+  using Span = std::variant<All, Window, Chunk>;
+
   std::uint64_t kv_heads = 0;
   std::uint64_t k_head_dim = 0;
   std::uint64_t v_head_dim = 0;  // differs from k_head_dim in some models
-  bool operator==(const FullAttention&) const = default;
-};
-
-// Attention over the last `window` tokens (the current one included): holds min(N, window).
-struct SlidingAttention {
-  std::uint64_t kv_heads = 0;
-  std::uint64_t k_head_dim = 0;
-  std::uint64_t v_head_dim = 0;
-  std::uint64_t window = 0;
-  bool operator==(const SlidingAttention&) const = default;
-};
-
-// Attention inside fixed chunks of `chunk` tokens (Llama 4): a buffer of at most one chunk.
-struct ChunkedAttention {
-  std::uint64_t kv_heads = 0;
-  std::uint64_t k_head_dim = 0;
-  std::uint64_t v_head_dim = 0;
-  std::uint64_t chunk = 0;
-  bool operator==(const ChunkedAttention&) const = default;
+  Span span = All{};
+  bool operator==(const Attention&) const = default;
 };
 
 // Multi-head latent attention: one compressed latent plus the decoupled rope key per token,
@@ -46,16 +47,25 @@ struct Mla {
   bool operator==(const Mla&) const = default;
 };
 
-// Selective state space (Mamba-1 / Mamba-2): a conv window and an SSM state per sequence.
-struct Mamba {
-  int version = 2;                  // 1 or 2
-  std::uint64_t d_inner = 0;        // expand * hidden (Mamba-2: n_heads * head_dim)
+// Mamba-1 selective state space (transformers MambaMixer / JambaMambaMixer): a conv window over
+// the d_inner channels and one (d_inner x d_state) SSM state per sequence.
+struct Mamba1 {
+  std::uint64_t d_inner = 0;        // expand * hidden
   std::uint64_t d_state = 0;
-  std::uint64_t n_groups = 0;       // Mamba-2 B/C groups; 0 for Mamba-1
-  std::uint64_t n_heads = 0;        // Mamba-2 heads; 0 for Mamba-1
-  std::uint64_t head_dim = 0;       // Mamba-2 head dim; 0 for Mamba-1
   std::uint64_t conv_kernel = 0;
-  bool operator==(const Mamba&) const = default;
+  bool operator==(const Mamba1&) const = default;
+};
+
+// Mamba-2 (transformers Mamba2Mixer / NemotronHMamba2Mixer): a conv window over the heads'
+// channels plus the B/C groups, and one (head_dim x d_state) SSM state per head.
+struct Mamba2 {
+  std::uint64_t n_heads = 0;
+  std::uint64_t head_dim = 0;
+  std::uint64_t d_state = 0;
+  std::uint64_t n_groups = 0;       // B/C groups (replicated up to the TP degree)
+  std::uint64_t conv_kernel = 0;
+  std::uint64_t d_inner() const;    // n_heads * head_dim (checked)
+  bool operator==(const Mamba2&) const = default;
 };
 
 // Linear attention with a constant-size matrix state per head.
@@ -90,12 +100,24 @@ struct NoCache {
 
 // Every kind compares by value (defaulted operator==), so a LayerCache does too: same kind and
 // same fields.
-using LayerCache = std::variant<FullAttention, SlidingAttention, ChunkedAttention, Mla, Mamba,
-                                LinearAttention, ShortConv, SharedKv, NoCache>;
+using LayerCache = std::variant<Attention, Mla, Mamba1, Mamba2, LinearAttention, ShortConv, SharedKv, NoCache>;
 
-// The interface's kind names: full_attention, sliding_attention, chunked_attention, mla,
-// mamba, linear_attention, short_conv, shared_kv, none.
+// The interface's kind names: full_attention, sliding_attention, chunked_attention (Attention
+// by its span), mla,
+// mamba (Mamba-1 and Mamba-2), linear_attention, short_conv, shared_kv, none.
 std::string_view kind_name(const LayerCache& c);
+
+// One model layer: the token mixers of its block, each with its own cache. Almost every layer
+// has one; Falcon-H1 runs attention and Mamba-2 side by side in every layer and Zamba2 adds a
+// shared attention block to some of its Mamba-2 layers. An MLP-only block holds {NoCache}.
+struct LayerSpec {
+  std::uint64_t index = 0;
+  std::vector<LayerCache> mixers;
+  // The layer's one mixer (the common case); throws kvplan::Error when it has several, so code
+  // written for one mixer cannot silently drop the others.
+  const LayerCache& cache() const;
+  bool operator==(const LayerSpec&) const = default;
+};
 
 // How elements are stored. `conv` and `ssm` apply to recurrent state.
 struct CacheDtypes {
@@ -119,6 +141,10 @@ struct LayerBytes {
 
 // Tokens the layer keeps when a sequence is `tokens` long.
 std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens);
+// Tokens an attention span keeps when a sequence is `tokens` long.
+std::uint64_t tokens_held(const Attention::Span& s, std::uint64_t tokens);
+// The window or chunk length of a span; 0 for All.
+std::uint64_t span_tokens(const Attention::Span& s);
 
 // KV heads held per rank under tensor parallelism `tp`: heads split evenly, and when tp
 // exceeds the head count each rank still keeps one (replicated) head.
@@ -130,6 +156,16 @@ LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDty
 
 // Bytes one more token adds while no window is full (0 for state-only kinds).
 std::uint64_t bytes_per_token(const LayerCache& c, const CacheDtypes& dt, std::uint64_t tp = 1);
+
+// ---- A whole layer: every mixer of it.
+// The layer's kind in reports: its first mixer's kind (Falcon-H1: full_attention, then mamba).
+std::string_view kind_name(const LayerSpec& l);
+// Tokens the layer's token caches keep (the most any of its mixers keeps).
+std::uint64_t tokens_held(const LayerSpec& l, std::uint64_t tokens);
+// The sum of layer_bytes over the mixers (tokens_held: the most any mixer keeps).
+LayerBytes layer_bytes(const LayerSpec& l, std::uint64_t tokens, const CacheDtypes& dt, std::uint64_t tp = 1);
+// The sum of bytes_per_token over the mixers.
+std::uint64_t bytes_per_token(const LayerSpec& l, const CacheDtypes& dt, std::uint64_t tp = 1);
 
 // Shapes of the state tensors for one sequence on one rank (used by docs, runtime, engines).
 struct StateShape {
@@ -157,10 +193,9 @@ struct AttentionRowBytes {
   std::uint64_t total_bytes() const;  // k + v (checked)
 };
 
-// Bytes of one token's K and V rows of a softmax-attention layer (full, sliding, chunked) with
-// `kv_heads` heads of `k_head_dim` / `v_head_dim`, on one rank of a TP group of `tp`.
-AttentionRowBytes attention_row_bytes(std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim,
-                                      Dtype k, Dtype v, std::uint64_t tp = 1,
+// Bytes of one token's K and V rows of a softmax-attention layer (any span), on one rank of a
+// TP group of `tp`.
+AttentionRowBytes attention_row_bytes(const Attention& a, Dtype k, Dtype v, std::uint64_t tp = 1,
                                       HeadSplit split = HeadSplit::per_rank_heads);
 
 // Bytes of one token's MLA row (K only, no V): the latent plus the decoupled rope key, and the
@@ -189,5 +224,14 @@ StateBytes state_bytes(const LayerCache& c, const StateOptions& o);
 // `static_assert(unhandled_kind<T>)`, so a new kind fails to compile there.
 template <class T>
 inline constexpr bool unhandled_kind = false;
+
+// std::visit(overloaded{[](const Attention&) {...}, [](const Mla&) {...}, ...}, cache): one
+// lambda per kind and no `auto` arm, so a new kind fails to compile where it is not handled.
+template <class... Ts>
+struct overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+overloaded(Ts...) -> overloaded<Ts...>;
 
 }  // namespace kvplan

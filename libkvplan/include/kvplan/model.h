@@ -34,12 +34,6 @@ struct WeightQuantization {
   std::string describe;               // "awq int4 g128", "gptq int4 g128 (desc_act)", ...
 };
 
-struct LayerSpec {
-  std::uint64_t index = 0;
-  LayerCache cache;
-  bool operator==(const LayerSpec&) const = default;
-};
-
 // Dimensions of the model that are not per-layer cache facts but that the planner, the
 // weight count and the reference runtime need.
 struct ModelDims {

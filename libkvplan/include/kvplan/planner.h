@@ -150,7 +150,8 @@ struct AttentionCost {
   double flops_per_pair = 0;
   std::uint64_t max_keys = UINT64_MAX;
 };
-AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& layer);
+AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& layer);  // every mixer of the layer
+AttentionCost attention_cost(const ModelSpec& m, const LayerCache& mixer);
 // Causal (query, key) pairs for the query positions i in (from, to], each attending min(i, cap) keys.
 double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap);
 

@@ -14,11 +14,17 @@ namespace kvplan {
 nlohmann::json to_json(const CacheSize& s);
 nlohmann::json to_json(const ModelSpec& m);            // model summary + per-layer specs
 nlohmann::json layer_to_json(const LayerCache& c);     // kind + its dimensions
+// One layer: its one mixer's JSON, or for a layer with several, "kind" (the first mixer's) and
+// "mixers" (each mixer's JSON, in order). Carries "index".
+nlohmann::json layer_to_json(const LayerSpec& l);
 nlohmann::json to_json(const ParameterCounts& p);
 
 std::string format_size_text(const CacheSize& s);
 std::string format_inspect_text(const ModelSpec& m, const CacheDtypes& dt);
 std::string describe_layer(const LayerCache& c);       // "8 KV heads x 128/128, window 4096"
+std::string describe_layer(const LayerSpec& l);        // each mixer, joined by " + "
+// "full_attention", or "full_attention+mamba" for a layer with several mixers.
+std::string layer_kinds(const LayerSpec& l);
 
 // Every JSON document a verb prints carries "schema": "kvplan.<verb>/<version>", and
 // docs/schema/<verb>.schema.json describes it. Unknown verbs are an internal error.

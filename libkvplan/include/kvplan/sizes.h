@@ -25,8 +25,9 @@ CacheDtypes resolve_dtypes(const ModelSpec& m, const Workload& w);
 
 struct LayerSize {
   std::uint64_t index = 0;
-  std::string kind;
-  LayerBytes per_sequence;        // one sequence
+  std::string kind;                      // the first mixer's kind
+  std::vector<std::string> mixer_kinds;  // every mixer's kind, in order
+  LayerBytes per_sequence;        // one sequence (every mixer)
   std::uint64_t bytes = 0;        // all B sequences (kv + state)
   std::uint64_t kv_bytes = 0;     // all B sequences
   std::uint64_t state_bytes = 0;  // all B sequences

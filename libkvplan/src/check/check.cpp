@@ -163,14 +163,14 @@ std::string engine_refusal(const Deployment& d, const ModelSpec& m, std::uint64_
   // (duplicate_kv_weight in tensorrt_llm/_torch/models/modeling_utils.py).
   if (d.engine == EngineKind::vllm || d.engine == EngineKind::sglang || d.engine == EngineKind::trtllm) {
     for (const auto& l : m.layers) {
+      for (const auto& mixer : l.mixers) {
       std::uint64_t kv = 0;
-      if (const auto* f = std::get_if<FullAttention>(&l.cache)) kv = f->kv_heads;
-      else if (const auto* w = std::get_if<SlidingAttention>(&l.cache)) kv = w->kv_heads;
-      else if (const auto* c = std::get_if<ChunkedAttention>(&l.cache)) kv = c->kv_heads;
+      if (const auto* a = std::get_if<Attention>(&mixer)) kv = a->kv_heads;
       if (kv && (tp >= kv ? tp % kv : kv % tp) != 0)
         return e + " refuses to start: the tensor-parallel size " + std::to_string(tp) + " and the model's " +
                std::to_string(kv) + " KV heads (layer " + std::to_string(l.index) +
                ") do not divide one another";
+      }
     }
   }
   const std::uint64_t mpe = m.dims.max_position_embeddings;
@@ -234,7 +234,8 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
     // TRITON_MLA, whose block stays 16 (vllm/platforms/cuda.py get_attn_backend_cls).
     bool mla = false, sparse = false;
     for (const auto& l : m.layers)
-      if (const auto* x = std::get_if<Mla>(&l.cache)) mla = true, sparse = sparse || x->index_head_dim > 0;
+      for (const auto& mixer : l.mixers)
+        if (const auto* x = std::get_if<Mla>(&mixer)) mla = true, sparse = sparse || x->index_head_dim > 0;
     const bool sm90 = acc.name.rfind("H100", 0) == 0 || acc.name.rfind("H200", 0) == 0 || acc.name.rfind("H20-", 0) == 0 ||
                       acc.name.rfind("H800", 0) == 0 || acc.name.rfind("GH200", 0) == 0;
     const bool sm100 = v.blackwell || acc.name.rfind("GB200", 0) == 0;

@@ -8,13 +8,6 @@
 namespace kvplan {
 
 namespace {
-template <class... Ts>
-struct overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-overloaded(Ts...) -> overloaded<Ts...>;
-
 std::uint64_t split(std::uint64_t n, std::uint64_t tp) { return ceil_div(n, tp); }
 
 // Mamba-2 B/C groups are replicated up to the TP degree when they do not divide it.
@@ -31,15 +24,22 @@ std::uint64_t LayerBytes::kv_bytes() const { return checked_add(k_bytes, v_bytes
 std::uint64_t LayerBytes::state_bytes() const { return checked_add(conv_bytes, ssm_bytes, "layer state bytes"); }
 std::uint64_t LayerBytes::total_bytes() const { return checked_add(kv_bytes(), state_bytes(), "layer bytes"); }
 std::uint64_t AttentionRowBytes::total_bytes() const { return checked_add(k_bytes, v_bytes, "KV bytes per token"); }
+std::uint64_t Mamba2::d_inner() const { return checked_mul(n_heads, head_dim, "Mamba-2 d_inner"); }
 std::uint64_t StateBytes::total_bytes() const { return checked_add(conv_bytes, ssm_bytes, "state bytes"); }
 
 std::string_view kind_name(const LayerCache& c) {
   return std::visit(overloaded{
-                        [](const FullAttention&) { return std::string_view("full_attention"); },
-                        [](const SlidingAttention&) { return std::string_view("sliding_attention"); },
-                        [](const ChunkedAttention&) { return std::string_view("chunked_attention"); },
+                        [](const Attention& a) {
+                          return std::visit(overloaded{
+                                                [](const Attention::All&) { return std::string_view("full_attention"); },
+                                                [](const Attention::Window&) { return std::string_view("sliding_attention"); },
+                                                [](const Attention::Chunk&) { return std::string_view("chunked_attention"); },
+                                            },
+                                            a.span);
+                        },
                         [](const Mla&) { return std::string_view("mla"); },
-                        [](const Mamba&) { return std::string_view("mamba"); },
+                        [](const Mamba1&) { return std::string_view("mamba"); },
+                        [](const Mamba2&) { return std::string_view("mamba"); },
                         [](const LinearAttention&) { return std::string_view("linear_attention"); },
                         [](const ShortConv&) { return std::string_view("short_conv"); },
                         [](const SharedKv&) { return std::string_view("shared_kv"); },
@@ -48,18 +48,72 @@ std::string_view kind_name(const LayerCache& c) {
                     c);
 }
 
+const LayerCache& LayerSpec::cache() const {
+  if (mixers.size() != 1)
+    throw InputError::value("layer " + std::to_string(index), std::to_string(mixers.size()) + " mixers",
+                            "a layer with one mixer here (a step that reads several iterates LayerSpec::mixers)");
+  return mixers.front();
+}
+
+std::string_view kind_name(const LayerSpec& l) {
+  if (l.mixers.empty()) throw InputError::value("layer " + std::to_string(l.index), "no mixer", "at least one mixer");
+  return kind_name(l.mixers.front());
+}
+
+std::uint64_t tokens_held(const LayerSpec& l, std::uint64_t tokens) {
+  std::uint64_t held = 0;
+  for (const auto& c : l.mixers) held = std::max(held, tokens_held(c, tokens));
+  return held;
+}
+
+LayerBytes layer_bytes(const LayerSpec& l, std::uint64_t tokens, const CacheDtypes& dt, std::uint64_t tp) {
+  LayerBytes sum;
+  for (const auto& c : l.mixers) {
+    const LayerBytes b = layer_bytes(c, tokens, dt, tp);
+    sum.k_bytes = checked_add(sum.k_bytes, b.k_bytes, "layer K bytes");
+    sum.v_bytes = checked_add(sum.v_bytes, b.v_bytes, "layer V bytes");
+    sum.conv_bytes = checked_add(sum.conv_bytes, b.conv_bytes, "layer conv bytes");
+    sum.ssm_bytes = checked_add(sum.ssm_bytes, b.ssm_bytes, "layer SSM bytes");
+    sum.tokens_held = std::max(sum.tokens_held, b.tokens_held);
+  }
+  return sum;
+}
+
+std::uint64_t bytes_per_token(const LayerSpec& l, const CacheDtypes& dt, std::uint64_t tp) {
+  std::uint64_t sum = 0;
+  for (const auto& c : l.mixers) sum = checked_add(sum, bytes_per_token(c, dt, tp), "bytes per token");
+  return sum;
+}
+
 std::uint64_t kv_heads_per_rank(std::uint64_t kv_heads, std::uint64_t tp) {
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   return std::max<std::uint64_t>(1, kv_heads / tp);
 }
 
+std::uint64_t tokens_held(const Attention::Span& s, std::uint64_t tokens) {
+  return std::visit(overloaded{
+                        [&](const Attention::All&) { return tokens; },
+                        [&](const Attention::Window& w) { return std::min(tokens, w.tokens); },
+                        [&](const Attention::Chunk& k) { return std::min(tokens, k.tokens); },
+                    },
+                    s);
+}
+
+std::uint64_t span_tokens(const Attention::Span& s) {
+  return std::visit(overloaded{
+                        [](const Attention::All&) { return std::uint64_t{0}; },
+                        [](const Attention::Window& w) { return w.tokens; },
+                        [](const Attention::Chunk& k) { return k.tokens; },
+                    },
+                    s);
+}
+
 std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens) {
   return std::visit(overloaded{
-                        [&](const FullAttention&) { return tokens; },
-                        [&](const SlidingAttention& s) { return std::min(tokens, s.window); },
-                        [&](const ChunkedAttention& s) { return std::min(tokens, s.chunk); },
+                        [&](const Attention& a) { return tokens_held(a.span, tokens); },
                         [&](const Mla&) { return tokens; },
-                        [](const Mamba&) { return std::uint64_t{0}; },
+                        [](const Mamba1&) { return std::uint64_t{0}; },
+                        [](const Mamba2&) { return std::uint64_t{0}; },
                         [](const LinearAttention&) { return std::uint64_t{0}; },
                         [](const ShortConv&) { return std::uint64_t{0}; },
                         [](const SharedKv&) { return std::uint64_t{0}; },
@@ -68,18 +122,17 @@ std::uint64_t tokens_held(const LayerCache& c, std::uint64_t tokens) {
                     c);
 }
 
-AttentionRowBytes attention_row_bytes(std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim,
-                                      Dtype k, Dtype v, std::uint64_t tp, HeadSplit split) {
+AttentionRowBytes attention_row_bytes(const Attention& a, Dtype k, Dtype v, std::uint64_t tp, HeadSplit split) {
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   switch (split) {
     case HeadSplit::per_rank_heads: {
-      const std::uint64_t heads = kv_heads_per_rank(kv_heads, tp);
-      return {checked_mul(heads, row_bytes(k, k_head_dim), "K bytes per token"),
-              checked_mul(heads, row_bytes(v, v_head_dim), "V bytes per token")};
+      const std::uint64_t heads = kv_heads_per_rank(a.kv_heads, tp);
+      return {checked_mul(heads, row_bytes(k, a.k_head_dim), "K bytes per token"),
+              checked_mul(heads, row_bytes(v, a.v_head_dim), "V bytes per token")};
     }
     case HeadSplit::flat_row:
-      return {row_bytes(k, checked_mul(kv_heads, k_head_dim, "K row") / tp),
-              row_bytes(v, checked_mul(kv_heads, v_head_dim, "V row") / tp)};
+      return {row_bytes(k, checked_mul(a.kv_heads, a.k_head_dim, "K row") / tp),
+              row_bytes(v, checked_mul(a.kv_heads, a.v_head_dim, "V row") / tp)};
   }
   throw InputError::value("head split", "?", "per_rank_heads or flat_row");
 }
@@ -104,21 +157,23 @@ StateShape state_shape(const LayerCache& c, std::uint64_t tp) {
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   return std::visit(
       overloaded{
-          [&](const Mamba& m) {
+          [&](const Mamba1& m) {
             StateShape s;
             s.conv_rows = m.conv_kernel - 1;
-            if (m.version == 1) {
-              s.conv_cols = split(m.d_inner, tp);
-              s.ssm_a = split(m.d_inner, tp);
-              s.ssm_b = 1;
-              s.ssm_c = m.d_state;
-            } else {
-              const std::uint64_t g = mamba_groups_per_rank_total(m.n_groups, tp);
-              s.conv_cols = split(checked_add(m.d_inner, checked_product({2, g, m.d_state})), tp);
-              s.ssm_a = split(m.n_heads, tp);
-              s.ssm_b = m.head_dim;
-              s.ssm_c = m.d_state;
-            }
+            s.conv_cols = split(m.d_inner, tp);
+            s.ssm_a = split(m.d_inner, tp);
+            s.ssm_b = 1;
+            s.ssm_c = m.d_state;
+            return s;
+          },
+          [&](const Mamba2& m) {
+            StateShape s;
+            s.conv_rows = m.conv_kernel - 1;
+            const std::uint64_t g = mamba_groups_per_rank_total(m.n_groups, tp);
+            s.conv_cols = split(checked_add(m.d_inner(), checked_product({2, g, m.d_state})), tp);
+            s.ssm_a = split(m.n_heads, tp);
+            s.ssm_b = m.head_dim;
+            s.ssm_c = m.d_state;
             return s;
           },
           [&](const LinearAttention& l) {
@@ -147,9 +202,7 @@ StateShape state_shape(const LayerCache& c, std::uint64_t tp) {
             s.conv_cols = split(sc.channels, tp);
             return s;
           },
-          [](const FullAttention&) { return StateShape{}; },
-          [](const SlidingAttention&) { return StateShape{}; },
-          [](const ChunkedAttention&) { return StateShape{}; },
+          [](const Attention&) { return StateShape{}; },
           [](const Mla&) { return StateShape{}; },
           [](const SharedKv&) { return StateShape{}; },
           [](const NoCache&) { return StateShape{}; },
@@ -161,22 +214,20 @@ LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDty
   if (tp == 0) throw InputError::value("tensor parallel size", "0", "a positive integer");
   LayerBytes b;
   b.tokens_held = tokens_held(c, tokens);
-  auto attention = [&](std::uint64_t kv_heads, std::uint64_t k_head_dim, std::uint64_t v_head_dim) {
-    const AttentionRowBytes row = attention_row_bytes(kv_heads, k_head_dim, v_head_dim, dt.k, dt.v, tp);
-    b.k_bytes = checked_mul(row.k_bytes, b.tokens_held, "K cache bytes");
-    b.v_bytes = checked_mul(row.v_bytes, b.tokens_held, "V cache bytes");
-  };
   auto state = [&] {
     const StateBytes s = state_bytes(c, StateOptions{dt.conv, dt.ssm, tp, 0});
     b.conv_bytes = s.conv_bytes;
     b.ssm_bytes = s.ssm_bytes;
   };
   std::visit(overloaded{
-                 [&](const FullAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
-                 [&](const SlidingAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
-                 [&](const ChunkedAttention& a) { attention(a.kv_heads, a.k_head_dim, a.v_head_dim); },
+                 [&](const Attention& a) {
+                   const AttentionRowBytes row = attention_row_bytes(a, dt.k, dt.v, tp);
+                   b.k_bytes = checked_mul(row.k_bytes, b.tokens_held, "K cache bytes");
+                   b.v_bytes = checked_mul(row.v_bytes, b.tokens_held, "V cache bytes");
+                 },
                  [&](const Mla& m) { b.k_bytes = checked_mul(mla_row_bytes(m, dt.k), b.tokens_held, "MLA cache bytes"); },
-                 [&](const Mamba&) { state(); },
+                 [&](const Mamba1&) { state(); },
+                 [&](const Mamba2&) { state(); },
                  [&](const LinearAttention&) { state(); },
                  [&](const ShortConv&) { state(); },
                  [&](const SharedKv&) {},
@@ -189,11 +240,10 @@ LayerBytes layer_bytes(const LayerCache& c, std::uint64_t tokens, const CacheDty
 std::uint64_t bytes_per_token(const LayerCache& c, const CacheDtypes& dt, std::uint64_t tp) {
   // One token more than none, for a layer whose window is not yet full.
   const bool grows = std::visit(overloaded{
-                                    [](const FullAttention&) { return true; },
-                                    [](const SlidingAttention& s) { return s.window > 0; },
-                                    [](const ChunkedAttention& s) { return s.chunk > 0; },
+                                    [](const Attention& a) { return tokens_held(a.span, 1) > 0; },
                                     [](const Mla&) { return true; },
-                                    [](const Mamba&) { return false; },
+                                    [](const Mamba1&) { return false; },
+                                    [](const Mamba2&) { return false; },
                                     [](const LinearAttention&) { return false; },
                                     [](const ShortConv&) { return false; },
                                     [](const SharedKv&) { return false; },

@@ -98,25 +98,22 @@ LlamaCppResult llamacpp_profile(const ModelSpec& m, const LlamaCppOptions& o) {
   } base, swa;
   std::uint64_t n_swa = 0, r_per_cell = 0, s_per_cell = 0, n_recurrent = 0;
   bool mla = false;
-  for (const auto& l : m.layers) {
+  for (const auto& l : m.layers)
+    for (const auto& mixer : l.mixers) {
     std::visit(
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             Acc* acc = &base;
-            if constexpr (std::is_same_v<T, SlidingAttention>) {
-              acc = &swa;
-              n_swa = std::max(n_swa, c.window);
-            }
-            if constexpr (std::is_same_v<T, ChunkedAttention>) {
-              acc = &swa;
-              n_swa = std::max(n_swa, c.chunk);
-            }
+            std::visit(overloaded{
+                           [&](const Attention::All&) {},
+                           [&](const Attention::Window& w) { acc = &swa, n_swa = std::max(n_swa, w.tokens); },
+                           [&](const Attention::Chunk& k) { acc = &swa, n_swa = std::max(n_swa, k.tokens); },
+                       },
+                       c.span);
             acc->layers++;
             // One row of n_embd_k_gqa / n_embd_v_gqa values (no tensor parallelism).
-            const AttentionRowBytes rb =
-                attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, tk.dtype, tv.dtype, 1, HeadSplit::flat_row);
+            const AttentionRowBytes rb = attention_row_bytes(c, tk.dtype, tv.dtype, 1, HeadSplit::flat_row);
             acc->k = checked_add(acc->k, rb.k_bytes, "llama.cpp K row");
             acc->v = checked_add(acc->v, rb.v_bytes, "llama.cpp V row");
           } else if constexpr (std::is_same_v<T, Mla>) {
@@ -124,9 +121,9 @@ LlamaCppResult llamacpp_profile(const ModelSpec& m, const LlamaCppOptions& o) {
             base.layers++;
             base.k = checked_add(base.k, mla_row_bytes(c, tk.dtype, /*with_indexer=*/false), "llama.cpp K row");
             if (!o.mla_v_less) base.v = checked_add(base.v, row_bytes(tv.dtype, c.kv_lora_rank), "llama.cpp V row");
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> || std::is_same_v<T, ShortConv>) {
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> || std::is_same_v<T, ShortConv>) {
             // llama.cpp's recurrent memory: R (conv) and S (SSM) rows in f32, one rank.
-            const StateBytes sb = state_bytes(l.cache, StateOptions{Dtype::fp32, Dtype::fp32, 1, 0});
+            const StateBytes sb = state_bytes(mixer, StateOptions{Dtype::fp32, Dtype::fp32, 1, 0});
             n_recurrent++;
             r_per_cell = checked_add(r_per_cell, sb.conv_bytes, "llama.cpp R bytes");
             s_per_cell = checked_add(s_per_cell, sb.ssm_bytes, "llama.cpp S bytes");
@@ -136,13 +133,13 @@ LlamaCppResult llamacpp_profile(const ModelSpec& m, const LlamaCppOptions& o) {
             static_assert(unhandled_kind<T>, "llama.cpp: a layer kind without a cache rule");
           }
         },
-        l.cache);
+        mixer);
   }
   if (mla && tk.dtype != tv.dtype)
     throw InputError::value("--cache-type-v", o.cache_type_v, "the same type as --cache-type-k for an MLA model (" + o.cache_type_k + ")");
   if (mla && o.mla_v_less) r.notes.push_back("MLA: K only (V-less cache, llama.cpp PR #19067); V is a view of K");
   for (const auto& l : m.layers)
-    if (auto* a = std::get_if<Mla>(&l.cache); a && a->index_head_dim) {
+    if (std::any_of(l.mixers.begin(), l.mixers.end(), [](const LayerCache& c) { auto* a = std::get_if<Mla>(&c); return a && a->index_head_dim; })) {
       r.notes.push_back("the sparse-attention indexer keys are not counted (llama.cpp's DeepSeek-V3.2 support is not modelled)");
       break;
     }

@@ -59,17 +59,17 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
 
   // Cell size per token (one rank): full layers, sliding/chunked layers, and the Mamba state.
   std::uint64_t k_full = 0, full_cell = 0, swa_cell = 0, n_full = 0, n_swa = 0, k_row = 0, v_row = 0, per_req = 0;
-  for (const auto& l : m.layers) {
+  for (const auto& l : m.layers)
+    for (const auto& mixer : l.mixers) {
     std::visit(
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
-            const AttentionRowBytes rb = attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, kvd, kvd, attn_tp);
+          if constexpr (std::is_same_v<T, Attention>) {
+            const AttentionRowBytes rb = attention_row_bytes(c, kvd, kvd, attn_tp);
             const std::uint64_t kr = rb.k_bytes, vr = rb.v_bytes;
             k_row = checked_add(k_row, kr);
             v_row = checked_add(v_row, vr);
-            if (std::is_same_v<T, FullAttention>) {
+            if (std::holds_alternative<Attention::All>(c.span)) {
               full_cell = checked_add(full_cell, kr + vr);
               k_full = checked_add(k_full, kr);
               n_full++;
@@ -87,11 +87,11 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
             k_full = checked_add(k_full, row);
             full_cell = checked_add(full_cell, row);
             n_full++;
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             // SGLang keeps the conv state in bf16 and the SSM state in --mamba-ssm-dtype.
             const Dtype ssm = parse_dtype(o.mamba_ssm_dtype, "--mamba-ssm-dtype");
-            const StateBytes sb = state_bytes(l.cache, StateOptions{Dtype::bf16, ssm, o.tp_size, 0});
+            const StateBytes sb = state_bytes(mixer, StateOptions{Dtype::bf16, ssm, o.tp_size, 0});
             per_req = checked_add(per_req, sb.total_bytes(), "SGLang mamba_cache_per_req");
           } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
             // reads another layer's cache / holds none
@@ -99,7 +99,7 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
             static_assert(unhandled_kind<T>, "SGLang: a layer kind without a cache rule");
           }
         },
-        l.cache);
+        mixer);
   }
   const bool hybrid_swa = n_swa > 0 && !o.disable_hybrid_swa_memory;
   r.cell_size = checked_add(full_cell, swa_cell);

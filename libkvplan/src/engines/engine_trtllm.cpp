@@ -48,20 +48,20 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
   std::uint64_t conv_state = 0, ssm_state = 0;
   const Dtype ssm_dt = o.mamba_ssm_cache_dtype == "auto" ? m.ssm_state_dtype.value_or(serving_dtype(m))
                                                          : parse_dtype(o.mamba_ssm_cache_dtype, "mamba_ssm_cache_dtype");
-  for (const auto& l : m.layers) {
+  for (const auto& l : m.layers)
+    for (const auto& mixer : l.mixers) {
     std::visit(
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             // The estimator's integer h * Hkv // tp (not the one replicated head when tp > Hkv).
-            attn.push_back({attention_row_bytes(c.kv_heads, c.k_head_dim, c.v_head_dim, kvd, kvd, tp, HeadSplit::flat_row)
+            attn.push_back({attention_row_bytes(c, kvd, kvd, tp, HeadSplit::flat_row)
                                 .total_bytes()});
           } else if constexpr (std::is_same_v<T, Mla>) {
             attn.push_back({mla_row_bytes(c, kvd, /*with_indexer=*/false)});
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
-            const StateBytes sb = state_bytes(l.cache, StateOptions{serving_dtype(m), ssm_dt, o.tp_size, 0});
+            const StateBytes sb = state_bytes(mixer, StateOptions{serving_dtype(m), ssm_dt, o.tp_size, 0});
             conv_state = checked_add(conv_state, sb.conv_bytes);
             ssm_state = checked_add(ssm_state, sb.ssm_bytes);
           } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
@@ -70,12 +70,12 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
             static_assert(unhandled_kind<T>, "TensorRT-LLM: a layer kind without a cache rule");
           }
         },
-        l.cache);
+        mixer);
   }
   if (attn.empty()) throw UnsupportedArchitecture::field(m.source, m.model_type, "layers", "TensorRT-LLM: no attention layer holds a KV cache");
   if (m.has_kind("mla"))
     for (const auto& l : m.layers)
-      if (auto* a = std::get_if<Mla>(&l.cache); a && a->index_head_dim) {
+      if (std::any_of(l.mixers.begin(), l.mixers.end(), [](const LayerCache& c) { auto* a = std::get_if<Mla>(&c); return a && a->index_head_dim; })) {
         r.notes.push_back("DeepSeek-V3.2 indexer cache not counted");
         break;
       }

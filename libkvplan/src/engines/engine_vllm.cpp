@@ -136,7 +136,8 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   const bool has_mla = m.has_kind("mla");
   bool sparse = false;
   for (const auto& l : m.layers)
-    if (auto* a = std::get_if<Mla>(&l.cache); a && a->index_head_dim) sparse = true;
+    for (const auto& mixer : l.mixers)
+      if (auto* a = std::get_if<Mla>(&mixer); a && a->index_head_dim) sparse = true;
   std::string kv_dtype_name = o.kv_cache_dtype;
   if (sparse && kv_dtype_name == "auto") {
     kv_dtype_name = "fp8_ds_mla";
@@ -193,50 +194,47 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   // Per-layer specs on one rank (before hybrid alignment).
   std::vector<Spec> all;
   std::uint64_t attn_1tok = 0;
-  for (const auto& l : m.layers) {
+  for (const auto& l : m.layers)
+    for (const auto& mixer : l.mixers) {  // each mixer of a hybrid layer is its own spec, as in vLLM
     Spec s;
     s.layer = l.index;
     bool keep = true;
     std::visit(
         [&](const auto& k) {
           using T = std::decay_t<decltype(k)>;
-          if constexpr (std::is_same_v<T, FullAttention> || std::is_same_v<T, SlidingAttention> ||
-                        std::is_same_v<T, ChunkedAttention>) {
+          if constexpr (std::is_same_v<T, Attention>) {
             r.kv_heads_per_rank = kv_heads_per_rank(k.kv_heads, tp);
-            s.token_bytes = attention_row_bytes(k.kv_heads, k.k_head_dim, k.v_head_dim, kvd, kvd, tp).total_bytes();
-            if constexpr (std::is_same_v<T, SlidingAttention>) {
-              s.type = SpecType::sliding;
-              s.window = k.window;
-            } else if constexpr (std::is_same_v<T, ChunkedAttention>) {
-              s.type = SpecType::chunked;
-              s.window = k.chunk;
-            } else {
-              s.type = SpecType::full;
-            }
+            s.token_bytes = attention_row_bytes(k, kvd, kvd, tp).total_bytes();
+            std::visit(overloaded{
+                           [&](const Attention::All&) { s.type = SpecType::full; },
+                           [&](const Attention::Window& w) { s.type = SpecType::sliding, s.window = w.tokens; },
+                           [&](const Attention::Chunk& c) { s.type = SpecType::chunked, s.window = c.tokens; },
+                       },
+                       k.span);
             if (o.disable_hybrid_kv_cache_manager) s.type = SpecType::full, s.window = 0;
           } else if constexpr (std::is_same_v<T, Mla>) {
             s.type = SpecType::mla;
             r.kv_heads_per_rank = 1;
             s.token_bytes = ds_mla ? 656 : mla_row_bytes(k, kvd, /*with_indexer=*/false);
-          } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+          } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             s.type = SpecType::mamba;
             // Speculative tokens add conv rows to Mamba-2 and to convolved linear attention.
             bool spec_rows = false;
-            if constexpr (std::is_same_v<T, Mamba>) spec_rows = k.version == 2;
+            if constexpr (std::is_same_v<T, Mamba2>) spec_rows = true;
             if constexpr (std::is_same_v<T, LinearAttention>) spec_rows = k.conv_kernel > 0;
             Dtype ssm_dt = ssm_default;
             if constexpr (std::is_same_v<T, LinearAttention>)
               if (k.variant == LinearAttention::Variant::kda && o.mamba_ssm_cache_dtype == "auto") ssm_dt = Dtype::fp32;
             if (o.mamba_ssm_cache_dtype != "auto") ssm_dt = parse_dtype(o.mamba_ssm_cache_dtype, "--mamba-ssm-cache-dtype");
-            s.page = state_bytes(l.cache, StateOptions{conv_dt, ssm_dt, tp, spec_rows ? c.spec_tokens : 0}).total_bytes();
+            s.page = state_bytes(mixer, StateOptions{conv_dt, ssm_dt, tp, spec_rows ? c.spec_tokens : 0}).total_bytes();
           } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
             keep = false;  // no spec of their own
           } else {
             static_assert(unhandled_kind<T>, "vLLM: a layer kind without a KV cache spec");
           }
         },
-        l.cache);
+        mixer);
     if (!keep) continue;
     if (s.type != SpecType::mamba && attn_1tok == 0) attn_1tok = s.token_bytes;
     all.push_back(s);

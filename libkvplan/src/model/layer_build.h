@@ -13,32 +13,19 @@ namespace kvplan::detail::build {
 
 using u64 = std::uint64_t;
 
-inline LayerCache full_attention(u64 kv_heads, u64 k_dim, u64 v_dim) { return FullAttention{kv_heads, k_dim, v_dim}; }
+inline LayerCache full_attention(u64 kv_heads, u64 k_dim, u64 v_dim) { return Attention{kv_heads, k_dim, v_dim, Attention::All{}}; }
 inline LayerCache sliding_attention(u64 kv_heads, u64 k_dim, u64 v_dim, u64 window) {
-  return SlidingAttention{kv_heads, k_dim, v_dim, window};
+  return Attention{kv_heads, k_dim, v_dim, Attention::Window{window}};
 }
 inline LayerCache chunked_attention(u64 kv_heads, u64 k_dim, u64 v_dim, u64 chunk) {
-  return ChunkedAttention{kv_heads, k_dim, v_dim, chunk};
+  return Attention{kv_heads, k_dim, v_dim, Attention::Chunk{chunk}};
 }
 // index_dim: the sparse-attention indexer's key width (0: no indexer).
 inline LayerCache mla(u64 kv_lora_rank, u64 rope_dim, u64 index_dim = 0) { return Mla{kv_lora_rank, rope_dim, index_dim}; }
-inline LayerCache mamba1(u64 d_inner, u64 d_state, u64 conv_kernel) {
-  Mamba m;
-  m.version = 1;
-  m.d_inner = d_inner;
-  m.d_state = d_state;
-  m.conv_kernel = conv_kernel;
-  return m;
-}
+inline LayerCache mamba1(u64 d_inner, u64 d_state, u64 conv_kernel) { return Mamba1{d_inner, d_state, conv_kernel}; }
 inline LayerCache mamba2(u64 n_heads, u64 head_dim, u64 n_groups, u64 d_state, u64 conv_kernel) {
-  Mamba m;
-  m.version = 2;
-  m.n_heads = n_heads;
-  m.head_dim = head_dim;
-  m.n_groups = n_groups;
-  m.d_state = d_state;
-  m.conv_kernel = conv_kernel;
-  m.d_inner = checked_mul(n_heads, head_dim, "d_inner");
+  Mamba2 m{n_heads, head_dim, d_state, n_groups, conv_kernel};
+  (void)m.d_inner();  // overflow is an error here, not later
   return m;
 }
 using LinearVariant = LinearAttention::Variant;
@@ -57,12 +44,13 @@ struct AttnDims {
 };
 // K/V heads and dims of a softmax-attention layer (any span); nullopt for every other kind.
 inline std::optional<AttnDims> attention_dims(const LayerCache& c) {
-  if (auto* f = std::get_if<FullAttention>(&c)) return AttnDims{f->kv_heads, f->k_head_dim, f->v_head_dim};
-  if (auto* s = std::get_if<SlidingAttention>(&c)) return AttnDims{s->kv_heads, s->k_head_dim, s->v_head_dim};
-  if (auto* k = std::get_if<ChunkedAttention>(&c)) return AttnDims{k->kv_heads, k->k_head_dim, k->v_head_dim};
+  if (auto* a = std::get_if<Attention>(&c)) return AttnDims{a->kv_heads, a->k_head_dim, a->v_head_dim};
   return std::nullopt;
 }
-inline bool is_sliding(const LayerCache& c) { return std::holds_alternative<SlidingAttention>(c); }
+inline bool is_sliding(const LayerCache& c) {
+  auto* a = std::get_if<Attention>(&c);
+  return a && std::holds_alternative<Attention::Window>(a->span);
+}
 inline std::optional<u64> shared_kv_source(const LayerCache& c) {
   if (auto* s = std::get_if<SharedKv>(&c)) return s->source_layer;
   return std::nullopt;
@@ -80,7 +68,7 @@ struct Mamba1Dims {
   u64 d_inner = 0, d_state = 0, conv_kernel = 0;
 };
 inline std::optional<Mamba1Dims> mamba1_dims(const LayerCache& c) {
-  if (auto* m = std::get_if<Mamba>(&c); m && m->version == 1) return Mamba1Dims{m->d_inner, m->d_state, m->conv_kernel};
+  if (auto* m = std::get_if<Mamba1>(&c)) return Mamba1Dims{m->d_inner, m->d_state, m->conv_kernel};
   return std::nullopt;
 }
 struct Mamba2Dims {
@@ -88,7 +76,7 @@ struct Mamba2Dims {
   u64 d_inner() const { return checked_mul(n_heads, head_dim, "d_inner"); }
 };
 inline std::optional<Mamba2Dims> mamba2_dims(const LayerCache& c) {
-  if (auto* m = std::get_if<Mamba>(&c); m && m->version == 2)
+  if (auto* m = std::get_if<Mamba2>(&c))
     return Mamba2Dims{m->n_heads, m->head_dim, m->n_groups, m->d_state, m->conv_kernel};
   return std::nullopt;
 }

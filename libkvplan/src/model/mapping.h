@@ -25,7 +25,13 @@ struct LoadCtx {
     return std::find(opts.assume.begin(), opts.assume.end(), what) != opts.assume.end();
   }
   void note(std::string s) const { m.assumptions.push_back(std::move(s)); }
-  void add(std::uint64_t index, LayerCache cache) const { m.layers.push_back({index, std::move(cache)}); }
+  void add(std::uint64_t index, LayerCache cache) const { m.layers.push_back({index, {std::move(cache)}}); }
+  // A layer whose block runs several mixers (attention + Mamba-2 in Falcon-H1 and Zamba2).
+  void add_mixers(std::uint64_t index, std::vector<LayerCache> mixers) const {
+    m.layers.push_back({index, std::move(mixers)});
+  }
+  // Replaces layer i (a one-mixer layer) with `cache`.
+  void replace(std::size_t i, LayerCache cache) const { m.layers.at(i).mixers = {std::move(cache)}; }
 };
 
 std::uint64_t num_layers(const ConfigView& c);

@@ -41,17 +41,17 @@ void apply_kv_sharing(const Ctx& x) {
                   std::to_string(*shared));
   const std::size_t first = layers.size() - *shared;
   for (std::size_t i = first; i < layers.size(); ++i) {
-    auto kind = kind_name(layers[i].cache);
+    auto kind = kind_name(layers[i].cache());
     std::optional<std::size_t> src;
     for (std::size_t j = first; j-- > 0;)
-      if (kind_name(layers[j].cache) == kind) {
+      if (kind_name(layers[j].cache()) == kind) {
         src = j;
         break;
       }
     if (!src)
       x.cfg.fail_at(x.cfg.pointer("num_kv_shared_layers"), "an earlier layer of kind " + std::string(kind) + " to share",
                     std::to_string(*shared));
-    layers[i].cache = detail::build::shared_kv(*src);
+    x.replace(i, detail::build::shared_kv(*src));
   }
 }
 
@@ -121,8 +121,12 @@ void read_dtypes(const Ctx& x) {
 }  // namespace
 
 std::size_t ModelSpec::count_kind(std::string_view kind) const {
-  return static_cast<std::size_t>(
-      std::count_if(layers.begin(), layers.end(), [&](const LayerSpec& l) { return kind_name(l.cache) == kind; }));
+  // Mixers of that kind (a layer with attention and Mamba counts once for each).
+  std::size_t n = 0;
+  for (const auto& l : layers)
+    n += static_cast<std::size_t>(
+        std::count_if(l.mixers.begin(), l.mixers.end(), [&](const LayerCache& c) { return kind_name(c) == kind; }));
+  return n;
 }
 
 // The loader has already applied the serving rule (read_dtypes): a ModelSpec's dtype is the dtype

@@ -74,17 +74,25 @@ void Inventory::embedding(const std::string& name, u64 rows, u64 cols, bool tied
 // ---- shared building blocks ----------------------------------------------------------------
 
 build::AttnDims ParamCtx::attn(std::size_t i) const {
-  const LayerCache* cache = &m.layers[i].cache;
-  if (auto src = build::shared_kv_source(*cache)) cache = &m.layers.at(*src).cache;
-  auto a = build::attention_dims(*cache);
+  // The layer's attention mixer (a hybrid layer holds one beside its SSM), or the one it reads.
+  auto attention_of = [&](const LayerSpec& l) -> std::optional<build::AttnDims> {
+    for (const auto& mixer : l.mixers)
+      if (auto a = build::attention_dims(mixer)) return a;
+    return std::nullopt;
+  };
+  const LayerSpec* layer = &m.layers[i];
+  for (const auto& mixer : layer->mixers)
+    if (auto src = build::shared_kv_source(mixer)) layer = &m.layers.at(*src);
+  auto a = attention_of(*layer);
   if (!a)
     c.fail_at(c.pointer("num_hidden_layers"), "an attention layer at index " + std::to_string(i),
-              std::string(kind_name(*cache)));
+              std::string(kind_name(*layer)));
   return *a;
 }
 bool ParamCtx::is_attention(std::size_t i) const {
-  const auto& cache = m.layers[i].cache;
-  return build::attention_dims(cache).has_value() || build::shared_kv_source(cache).has_value();
+  for (const auto& mixer : m.layers[i].mixers)
+    if (build::attention_dims(mixer).has_value() || build::shared_kv_source(mixer).has_value()) return true;
+  return false;
 }
 
 void attention(Inventory& inv, const std::string& p, u64 h, u64 heads, const build::AttnDims& a, const AttnStyle& s) {
@@ -257,7 +265,8 @@ namespace {
 void generic_decoder(const ParamCtx& x) {
   const auto& d = x.m.dims;
   bool plain = d.hidden_size && d.num_attention_heads && d.vocab_size && d.intermediate_size && d.num_experts == 0;
-  for (std::size_t i = 0; plain && i < x.n(); ++i) plain = x.is_attention(i);
+  // Attention alone in every layer (a layer with attention beside an SSM is not a plain decoder).
+  for (std::size_t i = 0; plain && i < x.n(); ++i) plain = x.is_attention(i) && x.m.layers[i].mixers.size() == 1;
   if (!plain) {
     x.note("model_type " + x.m.model_type +
            ": kvplan has no parameter rule for this family and the config does not determine a generic count; "

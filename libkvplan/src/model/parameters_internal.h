@@ -50,7 +50,7 @@ struct ParamCtx {
   std::uint64_t h() const { return m.dims.hidden_size; }
   std::uint64_t heads() const { return m.dims.num_attention_heads; }
   std::uint64_t n() const { return m.layers.size(); }
-  const LayerCache& cache(std::size_t i) const { return m.layers[i].cache; }
+  const LayerCache& cache(std::size_t i) const { return m.layers[i].cache(); }  // a one-mixer layer
   void note(std::string s) const { m.params.notes.push_back(std::move(s)); }
   // The attention shape of layer i (a shared-KV layer: its source's); an error for other kinds.
   build::AttnDims attn(std::size_t i) const;

@@ -195,12 +195,9 @@ detail::GgufQuantContext gguf_context(const ModelSpec& m) {
   ctx.n_layer = m.num_layers();
   ctx.n_expert = m.dims.num_experts;
   for (const auto& l : m.layers) {
-    const std::uint64_t kv = std::visit(
-        [](const auto& c) -> std::uint64_t {
-          if constexpr (requires { c.kv_heads; }) return c.kv_heads;
-          else return 0;
-        },
-        l.cache);
+    std::uint64_t kv = 0;
+    for (const auto& c : l.mixers)
+      if (const auto* a = std::get_if<Attention>(&c)) kv = a->kv_heads;
     if (kv > 0) {
       ctx.n_gqa = m.dims.num_attention_heads / kv;
       break;

@@ -44,37 +44,44 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) {
 }
 std::uint64_t round_up(std::uint64_t n, std::uint64_t block) { return block <= 1 ? n : mul(ceil_div(n, block), block); }
 
-// One layer on one TP rank: bytes per cached token, how many tokens it keeps at most, and its
-// constant per-sequence state.
+// One mixer of a layer on one TP rank: bytes per cached token, how many tokens it keeps at most,
+// and its constant per-sequence state.
 struct LayerRow {
   std::uint64_t bytes_per_token = 0, cap = 0, state = 0;
 };
+// Per layer, one row per mixer.
+using LayerRows = std::vector<std::vector<LayerRow>>;
 
-std::vector<LayerRow> layer_rows(const ModelSpec& m, const CacheDtypes& dt, std::uint64_t tp) {
-  std::vector<LayerRow> rows;
+LayerRows layer_rows(const ModelSpec& m, const CacheDtypes& dt, std::uint64_t tp) {
+  LayerRows rows;
   rows.reserve(m.layers.size());
   for (const auto& l : m.layers) {
-    LayerRow r;
-    const std::uint64_t cap = tokens_held(l.cache, kNoCap);
-    // layer_bytes is linear in the tokens it holds: one token's K+V is the per-token row.
-    r.bytes_per_token = cap == 0 ? 0 : layer_bytes(l.cache, 1, dt, tp).kv_bytes();
-    r.cap = r.bytes_per_token == 0 ? 0 : cap;
-    r.state = layer_bytes(l.cache, 0, dt, tp).state_bytes();
-    rows.push_back(r);
+    std::vector<LayerRow> mixers;
+    for (const auto& c : l.mixers) {
+      LayerRow r;
+      const std::uint64_t cap = tokens_held(c, kNoCap);
+      // layer_bytes is linear in the tokens it holds: one token's K+V is the per-token row.
+      r.bytes_per_token = cap == 0 ? 0 : layer_bytes(c, 1, dt, tp).kv_bytes();
+      r.cap = r.bytes_per_token == 0 ? 0 : cap;
+      r.state = layer_bytes(c, 0, dt, tp).state_bytes();
+      mixers.push_back(r);
+    }
+    rows.push_back(std::move(mixers));
   }
   return rows;
 }
 
-CacheProfile group_rows(const std::vector<LayerRow>& rows, const std::vector<std::uint64_t>& split) {
+CacheProfile group_rows(const LayerRows& rows, const std::vector<std::uint64_t>& split) {
   CacheProfile p;
   std::size_t first = 0;
   for (std::uint64_t n : split) {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> groups;
     std::uint64_t state = 0;
-    for (std::size_t i = first; i < first + n; ++i) {
-      if (rows[i].bytes_per_token) groups[{rows[i].bytes_per_token, rows[i].cap}] += 1;
-      state = checked_add(state, rows[i].state, "state bytes per sequence");
-    }
+    for (std::size_t i = first; i < first + n; ++i)
+      for (const LayerRow& r : rows[i]) {
+        if (r.bytes_per_token) groups[{r.bytes_per_token, r.cap}] += 1;
+        state = checked_add(state, r.state, "state bytes per sequence");
+      }
     std::vector<CacheProfile::Group> gs;
     for (const auto& [key, count] : groups)
       gs.push_back({checked_mul(key.first, count, "cache bytes per token"), key.second, count});
@@ -322,7 +329,7 @@ MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtyp
   const std::uint64_t heads = m.dims.num_attention_heads ? m.dims.num_attention_heads : 64;
   for (std::uint64_t t = 1; t <= heads && t <= kMinGpuSearchLimit; ++t)
     if (heads % t == 0) tps.push_back(t);
-  std::map<std::uint64_t, std::vector<LayerRow>> rows;  // per tp
+  std::map<std::uint64_t, LayerRows> rows;  // per tp
   for (auto t : tps) {
     try {
       rows[t] = layer_rows(m, dt, t);
@@ -408,31 +415,41 @@ double attended_pairs(std::uint64_t from, std::uint64_t to, std::uint64_t cap) {
 }
 
 AttentionCost attention_cost(const ModelSpec& m, const LayerSpec& l) {
+  // A layer with several mixers (at most one of them attention in every mapped family): the
+  // attention FLOPs add up and the widest span counts (an upper bound if spans ever differed).
+  AttentionCost sum;
+  bool any = false;
+  for (const auto& c : l.mixers) {
+    const AttentionCost a = attention_cost(m, c);
+    if (a.flops_per_pair <= 0) continue;
+    sum.max_keys = any ? std::max(sum.max_keys, a.max_keys) : a.max_keys;
+    sum.flops_per_pair += a.flops_per_pair;
+    any = true;
+  }
+  return sum;
+}
+
+AttentionCost attention_cost(const ModelSpec& m, const LayerCache& c) {
   double dims = 0;
   std::uint64_t cap = kNoCap;
   std::visit(
       [&](const auto& k) {
         using T = std::decay_t<decltype(k)>;
-        if constexpr (std::is_same_v<T, FullAttention>) {
+        if constexpr (std::is_same_v<T, Attention>) {
           dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
-        } else if constexpr (std::is_same_v<T, SlidingAttention>) {
-          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
-          cap = k.window;
-        } else if constexpr (std::is_same_v<T, ChunkedAttention>) {
-          dims = static_cast<double>(k.k_head_dim + k.v_head_dim);
-          cap = k.chunk;
+          if (!std::holds_alternative<Attention::All>(k.span)) cap = span_tokens(k.span);
         } else if constexpr (std::is_same_v<T, Mla>) {
           dims = static_cast<double>(m.dims.q_head_dim + m.dims.mla_v_head_dim);
         } else if constexpr (std::is_same_v<T, SharedKv>) {
           if (m.dims.q_head_dim) dims = 2.0 * static_cast<double>(m.dims.q_head_dim);
-        } else if constexpr (std::is_same_v<T, Mamba> || std::is_same_v<T, LinearAttention> ||
+        } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                              std::is_same_v<T, ShortConv> || std::is_same_v<T, NoCache>) {
           // no attention scores: the linear FLOPs cover them
         } else {
           static_assert(unhandled_kind<T>, "planner: a layer kind without an attention FLOPs rule");
         }
       },
-      l.cache);
+      c);
   if (dims <= 0) return {};
   const double heads = static_cast<double>(m.dims.num_attention_heads);
   return {2.0 * heads * dims, cap};

@@ -10,12 +10,6 @@
 namespace kvplan {
 
 namespace {
-template <class... Ts>
-struct overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-overloaded(Ts...) -> overloaded<Ts...>;
 
 std::string pad(std::string s, std::size_t w, bool right = false) {
   if (s.size() >= w) return s;
@@ -36,23 +30,26 @@ nlohmann::json layer_to_json(const LayerCache& c) {
   nlohmann::json j;
   j["kind"] = std::string(kind_name(c));
   std::visit(overloaded{
-                 [&](const FullAttention& a) {
+                 [&](const Attention& a) {
                    j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
-                 },
-                 [&](const SlidingAttention& a) {
-                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
-                   j["window"] = a.window;
-                 },
-                 [&](const ChunkedAttention& a) {
-                   j["kv_heads"] = a.kv_heads, j["k_head_dim"] = a.k_head_dim, j["v_head_dim"] = a.v_head_dim;
-                   j["chunk"] = a.chunk;
+                   std::visit(overloaded{
+                                  [](const Attention::All&) {},
+                                  [&](const Attention::Window& w) { j["window"] = w.tokens; },
+                                  [&](const Attention::Chunk& c) { j["chunk"] = c.tokens; },
+                              },
+                              a.span);
                  },
                  [&](const Mla& a) {
                    j["kv_lora_rank"] = a.kv_lora_rank, j["rope_dim"] = a.rope_dim;
                    j["index_head_dim"] = a.index_head_dim;
                  },
-                 [&](const Mamba& a) {
-                   j["version"] = a.version, j["d_inner"] = a.d_inner, j["d_state"] = a.d_state;
+                 [&](const Mamba1& a) {
+                   j["version"] = 1, j["d_inner"] = a.d_inner, j["d_state"] = a.d_state;
+                   j["n_groups"] = 0, j["n_heads"] = 0, j["head_dim"] = 0;
+                   j["conv_kernel"] = a.conv_kernel;
+                 },
+                 [&](const Mamba2& a) {
+                   j["version"] = 2, j["d_inner"] = a.d_inner(), j["d_state"] = a.d_state;
                    j["n_groups"] = a.n_groups, j["n_heads"] = a.n_heads, j["head_dim"] = a.head_dim;
                    j["conv_kernel"] = a.conv_kernel;
                  },
@@ -69,6 +66,32 @@ nlohmann::json layer_to_json(const LayerCache& c) {
   return j;
 }
 
+nlohmann::json layer_to_json(const LayerSpec& l) {
+  nlohmann::json j;
+  if (l.mixers.size() == 1) {
+    j = layer_to_json(l.mixers.front());
+  } else {
+    j["kind"] = std::string(kind_name(l));
+    auto mixers = nlohmann::json::array();
+    for (const auto& c : l.mixers) mixers.push_back(layer_to_json(c));
+    j["mixers"] = std::move(mixers);
+  }
+  j["index"] = l.index;
+  return j;
+}
+
+std::string describe_layer(const LayerSpec& l) {
+  std::string s;
+  for (const auto& c : l.mixers) s += (s.empty() ? "" : " + ") + describe_layer(c);
+  return s;
+}
+
+std::string layer_kinds(const LayerSpec& l) {
+  std::string s;
+  for (const auto& c : l.mixers) s += (s.empty() ? "" : "+") + std::string(kind_name(c));
+  return s;
+}
+
 std::string describe_layer(const LayerCache& c) {
   auto heads = [](std::uint64_t kv, std::uint64_t k, std::uint64_t v) {
     std::string s = std::to_string(kv) + " KV head" + (kv == 1 ? "" : "s") + " x " + std::to_string(k);
@@ -77,22 +100,25 @@ std::string describe_layer(const LayerCache& c) {
   };
   return std::visit(
       overloaded{
-          [&](const FullAttention& a) { return heads(a.kv_heads, a.k_head_dim, a.v_head_dim); },
-          [&](const SlidingAttention& a) {
-            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) + ", window " + std::to_string(a.window);
-          },
-          [&](const ChunkedAttention& a) {
-            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) + ", chunk " + std::to_string(a.chunk);
+          [&](const Attention& a) {
+            return heads(a.kv_heads, a.k_head_dim, a.v_head_dim) +
+                   std::visit(overloaded{
+                                  [](const Attention::All&) { return std::string(); },
+                                  [](const Attention::Window& w) { return ", window " + std::to_string(w.tokens); },
+                                  [](const Attention::Chunk& c) { return ", chunk " + std::to_string(c.tokens); },
+                              },
+                              a.span);
           },
           [&](const Mla& a) {
             std::string s = "latent " + std::to_string(a.kv_lora_rank) + " + rope " + std::to_string(a.rope_dim);
             if (a.index_head_dim) s += " + indexer " + std::to_string(a.index_head_dim);
             return s;
           },
-          [&](const Mamba& a) {
-            if (a.version == 1)
-              return "mamba1 d_inner " + std::to_string(a.d_inner) + ", d_state " + std::to_string(a.d_state) +
-                     ", conv " + std::to_string(a.conv_kernel);
+          [&](const Mamba1& a) {
+            return "mamba1 d_inner " + std::to_string(a.d_inner) + ", d_state " + std::to_string(a.d_state) +
+                   ", conv " + std::to_string(a.conv_kernel);
+          },
+          [&](const Mamba2& a) {
             return "mamba2 " + std::to_string(a.n_heads) + " heads x " + std::to_string(a.head_dim) + ", d_state " +
                    std::to_string(a.d_state) + ", groups " + std::to_string(a.n_groups) + ", conv " +
                    std::to_string(a.conv_kernel);
@@ -143,6 +169,7 @@ nlohmann::json to_json(const CacheSize& s) {
                       {"kv_bytes", l.kv_bytes},
                       {"state_bytes", l.state_bytes},
                       {"tokens_held", l.per_sequence.tokens_held}});
+    if (l.mixer_kinds.size() > 1) layers.back()["mixers"] = l.mixer_kinds;
   }
   j["layers"] = std::move(layers);
   return j;
@@ -161,14 +188,11 @@ nlohmann::json to_json(const ModelSpec& m) {
   j["num_attention_heads"] = m.dims.num_attention_heads;
   j["vocab_size"] = m.dims.vocab_size;
   std::map<std::string, std::uint64_t> counts;  // one pass: deep configs made a per-layer count quadratic
-  for (const auto& l : m.layers) ++counts[std::string(kind_name(l.cache))];
+  for (const auto& l : m.layers)
+    for (const auto& c : l.mixers) ++counts[std::string(kind_name(c))];
   j["layer_counts"] = counts;
   auto layers = nlohmann::json::array();
-  for (const auto& l : m.layers) {
-    auto lj = layer_to_json(l.cache);
-    lj["index"] = l.index;
-    layers.push_back(std::move(lj));
-  }
+  for (const auto& l : m.layers) layers.push_back(layer_to_json(l));
   j["layers"] = std::move(layers);
   j["parameters"] = to_json(m.params);
   j["assumptions"] = m.assumptions;
@@ -204,8 +228,10 @@ std::string format_size_text(const CacheSize& s) {
   // Per-kind summary: layers of each kind and their bytes.
   std::vector<std::pair<std::string, std::pair<std::size_t, std::uint64_t>>> kinds;
   for (const auto& l : s.layers) {
-    auto it = std::find_if(kinds.begin(), kinds.end(), [&](auto& k) { return k.first == l.kind; });
-    if (it == kinds.end()) kinds.push_back({l.kind, {1, l.bytes}});
+    std::string kind;  // "full_attention", or "full_attention+mamba" for a layer with several mixers
+    for (const auto& k : l.mixer_kinds) kind += (kind.empty() ? "" : "+") + k;
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](auto& k) { return k.first == kind; });
+    if (it == kinds.end()) kinds.push_back({kind, {1, l.bytes}});
     else it->second.first++, it->second.second += l.bytes;
   }
   out += "by kind\n";
@@ -223,9 +249,9 @@ std::string format_inspect_text(const ModelSpec& m, const CacheDtypes& dt) {
          std::string(name(dt.conv)) + ", SSM " + std::string(name(dt.ssm)) + "\n\n";
   out += pad("layer", 6) + pad("kind", 19) + pad("shape", 52) + pad("B/token", 10, true) + pad("state B", 14, true) + "\n";
   for (const auto& l : m.layers) {
-    auto bytes = layer_bytes(l.cache, 0, dt);
-    out += pad(std::to_string(l.index), 6) + pad(std::string(kind_name(l.cache)), 19) + pad(describe_layer(l.cache), 52) +
-           pad(format_count(bytes_per_token(l.cache, dt)), 10, true) + pad(format_count(bytes.state_bytes()), 14, true) + "\n";
+    auto bytes = layer_bytes(l, 0, dt);
+    out += pad(std::to_string(l.index), 6) + pad(layer_kinds(l) + " ", 19) + pad(describe_layer(l), 52) +
+           pad(format_count(bytes_per_token(l, dt)), 10, true) + pad(format_count(bytes.state_bytes()), 14, true) + "\n";
   }
   if (!m.assumptions.empty()) {
     out += "\nassumptions:\n";

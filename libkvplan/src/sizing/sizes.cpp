@@ -39,8 +39,9 @@ CacheSize compute(const ModelSpec& m, const Workload& w) {
   for (const auto& l : m.layers) {
     LayerSize ls;
     ls.index = l.index;
-    ls.kind = std::string(kind_name(l.cache));
-    ls.per_sequence = layer_bytes(l.cache, w.tokens, s.dtypes, w.tp);
+    ls.kind = std::string(kind_name(l));
+    for (const auto& c : l.mixers) ls.mixer_kinds.emplace_back(kind_name(c));
+    ls.per_sequence = layer_bytes(l, w.tokens, s.dtypes, w.tp);
     ls.kv_bytes = checked_mul(ls.per_sequence.kv_bytes(), w.batch, "KV bytes");
     ls.state_bytes = checked_mul(ls.per_sequence.state_bytes(), w.batch, "state bytes");
     ls.bytes = checked_add(ls.kv_bytes, ls.state_bytes, "layer bytes");
@@ -48,7 +49,7 @@ CacheSize compute(const ModelSpec& m, const Workload& w) {
     s.v_bytes = checked_add(s.v_bytes, checked_mul(ls.per_sequence.v_bytes, w.batch, "V bytes"), "V bytes");
     s.kv_bytes = checked_add(s.kv_bytes, ls.kv_bytes, "KV bytes");
     s.state_bytes = checked_add(s.state_bytes, ls.state_bytes, "state bytes");
-    s.bytes_per_token = checked_add(s.bytes_per_token, bytes_per_token(l.cache, s.dtypes, w.tp), "bytes per token");
+    s.bytes_per_token = checked_add(s.bytes_per_token, bytes_per_token(l, s.dtypes, w.tp), "bytes per token");
     s.layers.push_back(std::move(ls));
   }
   s.total_bytes = checked_add(s.kv_bytes, s.state_bytes, "total cache bytes");

@@ -78,8 +78,8 @@ void map_glm_moe_dsa(const LoadCtx& x) {
     const std::string at = slot_pointer(x, key, i);
     if (types[i] == "shared") {
       if (i == 0) c.fail_at(at, "\"full\" (a shared layer reuses the top-k of an earlier full layer)", "\"shared\"");
-      if (const auto mla = build::mla_dims(x.m.layers[i].cache))
-        x.m.layers[i].cache = build::mla(mla->kv_lora_rank, mla->rope_dim, 0);
+      if (const auto mla = build::mla_dims(x.m.layers[i].cache()))
+        x.replace(i, build::mla(mla->kv_lora_rank, mla->rope_dim, 0));
     } else if (types[i] != "full") {
       c.fail_at(at, "\"full\" or \"shared\"", "\"" + types[i] + "\"");
     }

@@ -9,7 +9,7 @@ namespace {
 [[noreturn]] void refuse_parallel_mixers(const LoadCtx& x) {
   throw UnsupportedArchitecture::model_type(
       x.cfg.source(), x.cfg.model_type(),
-      "its layers run attention and Mamba side by side (or share attention blocks), which kvplan does not map yet");
+      "its shared attention blocks beside Mamba-1 layers (Zamba-1) have no family rule in kvplan yet");
 }
 
 // Llama-3.2-Vision (transformers mllama): cross-attention layers attend to the image tokens.
@@ -39,8 +39,8 @@ namespace {
 }  // namespace
 
 std::vector<Family> unmapped() {
-  return {Family{.name = "attention + Mamba in one layer",
-                 .model_types = {"falcon_h1", "zamba2", "zamba"},
+  return {Family{.name = "zamba (Zamba-1: shared attention beside Mamba-1)",
+                 .model_types = {"zamba"},
                  .map_layers = refuse_parallel_mixers},
           Family{.name = "mllama (cross-attention)",
                  .model_types = {"mllama", "mllama_text_model"},
