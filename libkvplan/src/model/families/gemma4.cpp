@@ -57,6 +57,67 @@ void map_gemma4(const LoadCtx& x) {
   }
 }
 
+// The vision tower and its embedder (transformers modeling_gemma4.py): Gemma4VisionModel is a
+// patch embedder (input_proj, a bias-free linear over 3 x patch^2 pixels, and a (2,
+// position_embedding_size, hidden) position table), num_hidden_layers encoder layers (q/k/v/o and
+// a gated MLP, all Gemma4ClippableLinear without bias; per-head q_norm/k_norm weights, v_norm
+// has no scale; four RMSNorms) and, when standardize, the std_bias/std_scale buffers it stores;
+// the pooler has no weights. With use_clipped_linears every clippable linear also stores four
+// scalar bounds (input_min/max, output_min/max). Gemma4MultimodalEmbedder (embed_vision): a
+// scale-free RMSNorm and one bias-free linear vision hidden -> text hidden.
+void count_gemma4_vision(const ParamCtx& x) {
+  const auto& root = x.c.root();
+  if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;  // text-only
+  ConfigView v(root["vision_config"], x.c.source() + " /vision_config");
+  // A field the config leaves out takes transformers' Gemma4VisionConfig default, said in a note.
+  auto field = [&](const char* key, u64 def) {
+    if (auto val = v.uint(key)) return *val;
+    x.note("gemma4: vision_config." + std::string(key) + " not set; transformers' Gemma4VisionConfig default " +
+           std::to_string(def) + " used");
+    return def;
+  };
+  auto flag = [&](const char* key) {
+    if (auto val = v.boolean(key)) return *val;
+    x.note("gemma4: vision_config." + std::string(key) + " not set; transformers' Gemma4VisionConfig default false used");
+    return false;
+  };
+  const u64 h = field("hidden_size", 768), i = field("intermediate_size", 3072);
+  const u64 depth = field("num_hidden_layers", 16), heads = field("num_attention_heads", 12);
+  const u64 kv = field("num_key_value_heads", 12), hd = field("head_dim", 64);
+  const u64 patch = field("patch_size", 16), pos = field("position_embedding_size", 10240);
+  const bool clipped = flag("use_clipped_linears"), standardize = flag("standardize");
+  const std::string p = "model.vision_tower.";
+  auto clippable = [&](const std::string& name, u64 out, u64 in) {
+    x.inv.linear(C::other, name + ".linear", out, in);
+    if (clipped)
+      for (const char* b : {".input_min", ".input_max", ".output_min", ".output_max"}) x.inv.vec(C::other, name + b, 1);
+  };
+  x.inv.add(C::other, K::linear, p + "patch_embedder.input_proj.weight", h, checked_product({3, patch, patch}));
+  x.inv.add(C::other, K::embedding, p + "patch_embedder.position_embedding_table", checked_mul(2, pos, "positions"), h);
+  for (u64 b = 0; b < depth; ++b) {
+    const std::string q = p + "encoder.layers.*.";
+    clippable(q + "self_attn.q_proj", checked_mul(heads, hd), h);
+    clippable(q + "self_attn.k_proj", checked_mul(kv, hd), h);
+    clippable(q + "self_attn.v_proj", checked_mul(kv, hd), h);
+    clippable(q + "self_attn.o_proj", h, checked_mul(heads, hd));
+    x.inv.norm(C::other, q + "self_attn.q_norm", hd);
+    x.inv.norm(C::other, q + "self_attn.k_norm", hd);
+    clippable(q + "mlp.gate_proj", i, h);
+    clippable(q + "mlp.up_proj", i, h);
+    clippable(q + "mlp.down_proj", h, i);
+    for (const char* n : {"input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                          "post_feedforward_layernorm"})
+      x.inv.norm(C::other, q + n, h);
+  }
+  if (standardize) {
+    x.inv.vec(C::other, p + "std_bias", h);
+    x.inv.vec(C::other, p + "std_scale", h);
+  }
+  x.inv.linear(C::other, "model.embed_vision.embedding_projection", x.h(), h);
+  x.note("gemma4: the vision tower and its embedder are counted (component other, model.vision_tower.*, "
+         "model.embed_vision.*)");
+}
+
 // Gemma 4: per-layer-type attention (global layers: own head dim / KV heads, V from K), a dense
 // MLP in every layer, plus a routed-expert block beside it when enable_moe_block.
 void count_gemma4(const ParamCtx& x) {
@@ -113,8 +174,8 @@ void count_gemma4(const ParamCtx& x) {
   }
   x.inv.norm(C::norms, "model.language_model.norm", h);
   embeddings(x.inv, x.m, "model.language_model.embed_tokens.weight");
-  if (c.has_root("vision_config") || c.has_root("audio_config"))
-    x.note("gemma4: text model only; the vision/audio towers are not counted");
+  count_gemma4_vision(x);
+  if (c.has_root("audio_config")) x.note("gemma4: the audio tower and its embedder are not counted");
 }
 
 }  // namespace
