@@ -279,6 +279,43 @@ bool has_note(const kvplan::ModelSpec& m, const std::string& text) {
 }
 }  // namespace
 
+BOOST_AUTO_TEST_CASE(gemma4_counts_its_audio_tower) {
+  // No bundled Gemma 4 has an audio tower (26B-A4B: audio_config null); the E2B/E4B checkpoints
+  // do. Their audio_config (hidden 1024, 12 layers, 8 heads, subsampling_conv_channels [128, 32],
+  // conv_kernel_size 5, output_proj_dims 1536, use_clipped_linears true: the audio_config of a
+  // gemma-4-E4B-it derivative's config.json ("model_name": "unsloth/gemma-4-E4B-it") printed in a
+  // public agent log, and transformers' Gemma4AudioConfig defaults) on the 26B-A4B text model
+  // (hidden 2816). Gemma4AudioModel + embed_audio (transformers modeling_gemma4.py), by hand:
+  //   sub-sample: conv 128 x 9 + LayerNorm 128, conv 32 x 128 x 9 + LayerNorm 32,
+  //               input_proj_linear (128 / 4) x 32 -> 1,024 = 1,048,576; = 1,086,752
+  //   layer: 2 feed-forwards 2 x (2 x 4,194,304 + 2 x 4 bounds + 2 RMSNorms 2,048) = 16,781,328
+  //          attention q/k/v/post 4 x (1,048,576 + 4) + relative_k_proj 1,048,576
+  //          + per_dim_scale 128 = 5,243,024
+  //          lconv1d start 2,097,152 + 4, end 1,048,576 + 4, depthwise 1,024 x 5, 2 RMSNorms
+  //          2,048 = 3,152,904; 3 RMSNorms 3,072; = 25,180,328; x 12 = 302,163,936
+  //   output_proj 1,536 x 1,024 + 1,536 = 1,574,400; embed_audio 2,816 x 1,536 = 4,325,376
+  //   total 309,150,464 parameters (the E2B/E4B model cards: an audio encoder of ~300M).
+  auto cfg = kvplan::test::read_json("model_configs/google__gemma-4-26B-A4B.json");
+  cfg["audio_config"] = {{"model_type", "gemma4_audio"}, {"hidden_size", 1024}, {"num_hidden_layers", 12},
+                         {"num_attention_heads", 8}, {"subsampling_conv_channels", {128, 32}},
+                         {"conv_kernel_size", 5}, {"output_proj_dims", 1536}, {"use_clipped_linears", true}};
+  const auto m = kvplan::load_model_from_json(cfg.dump(), "gemma4-audio.json");
+  BOOST_TEST(m.params.other == 572794416u + 309150464u);
+  BOOST_TEST(has_note(m, "the audio tower and its embedder are counted"));
+  // Every field left out: transformers' defaults (the same values), each named in a note.
+  cfg["audio_config"] = {{"model_type", "gemma4_audio"}};
+  const auto d = kvplan::load_model_from_json(cfg.dump(), "gemma4-audio.json");
+  BOOST_TEST(d.params.other == m.params.other);
+  BOOST_TEST(has_note(d, "audio_config.subsampling_conv_channels not set; transformers' Gemma4AudioConfig default [128, 32] used"));
+  BOOST_TEST(has_note(d, "audio_config.use_clipped_linears not set; transformers' Gemma4AudioConfig default true used"));
+  // A malformed tower field makes the weights unknown (plan/check then ask for --weights), never a guess.
+  cfg["audio_config"]["subsampling_conv_channels"] = {128};
+  const auto bad = kvplan::load_model_from_json(cfg.dump(), "gemma4-audio.json");
+  BOOST_TEST(bad.params.unknown_reason.find("/audio_config (/subsampling_conv_channels): expected two channel counts, "
+                                            "got 1 entries") != std::string::npos,
+             bad.params.unknown_reason);
+}
+
 BOOST_AUTO_TEST_CASE(vision_fields_left_out_take_the_transformers_default_with_a_note) {
   // Llama4VisionConfig.vision_output_dim defaults to 7680 (not Scout's 4096): the projector grows
   // by 5,120 x 3,584; Gemma4VisionConfig.standardize defaults to false: std_bias/std_scale go.
