@@ -37,6 +37,53 @@ void map_llama4(const LoadCtx& x) {
   }
   add_attention_layers(x, slots, a);
 }
+// The vision encoder and projector (transformers modeling_llama4.py): Llama4VisionModel is an
+// unfold "convolution" (a bias-free linear over num_channels x patch^2 pixels), a class embedding,
+// a learned position embedding of (image_size // patch_size)^2 + 1 rows, LayerNorms before and
+// after the encoder, num_hidden_layers encoder layers (q/k/v/o and a two-layer MLP, all with
+// biases, two LayerNorms) and the pixel-shuffle adapter Llama4VisionMLP2 (fc1: intermediate_size ->
+// projector_input_dim, fc2: projector_output_dim -> projector_output_dim, no biases);
+// Llama4MultiModalProjector is one bias-free linear vision_output_dim -> text hidden_size.
+// Names as the checkpoint stores them (vision_model.*, multi_modal_projector.*).
+void count_llama4_vision(const ParamCtx& x) {
+  const auto& root = x.c.root();
+  if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;  // text-only
+  ConfigView v(root["vision_config"], x.c.source() + " /vision_config");
+  // A field the config leaves out takes transformers' Llama4VisionConfig default, said in a note.
+  auto field = [&](const char* key, u64 def) {
+    if (auto val = v.uint(key)) return *val;
+    x.note("llama4: vision_config." + std::string(key) + " not set; transformers' Llama4VisionConfig default " +
+           std::to_string(def) + " used");
+    return def;
+  };
+  const u64 h = field("hidden_size", 768), i = field("intermediate_size", 5632);
+  const u64 depth = field("num_hidden_layers", 34), ch = field("num_channels", 3);
+  const u64 image = field("image_size", 448), patch = field("patch_size", 14);
+  const u64 proj_in = field("projector_input_dim", 4096), proj_out = field("projector_output_dim", 4096);
+  const u64 out = field("vision_output_dim", 7680);
+  const u64 side = image / patch;  // Llama4VisionModel: (image_size // patch_size) ** 2 + 1 positions
+  const std::string p = "vision_model.";
+  x.inv.add(C::other, K::linear, p + "patch_embedding.linear.weight", h, checked_product({ch, patch, patch}));
+  x.inv.vec(C::other, p + "class_embedding", h);
+  x.inv.add(C::other, K::embedding, p + "positional_embedding_vlm", checked_add(checked_mul(side, side, "patches"), 1), h);
+  x.inv.norm(C::other, p + "layernorm_pre", h, true);
+  x.inv.norm(C::other, p + "layernorm_post", h, true);
+  for (u64 b = 0; b < depth; ++b) {
+    const std::string q = p + "model.layers.*.";
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      x.inv.linear(C::other, q + "self_attn." + proj, h, h, true);
+    x.inv.linear(C::other, q + "mlp.fc1", i, h, true);
+    x.inv.linear(C::other, q + "mlp.fc2", h, i, true);
+    x.inv.norm(C::other, q + "input_layernorm", h, true);
+    x.inv.norm(C::other, q + "post_attention_layernorm", h, true);
+  }
+  x.inv.linear(C::other, p + "vision_adapter.mlp.fc1", proj_in, i);
+  x.inv.linear(C::other, p + "vision_adapter.mlp.fc2", proj_out, proj_out);
+  x.inv.linear(C::other, "multi_modal_projector.linear_1", x.h(), out);
+  x.note("llama4: the vision encoder and projector weights are counted (component other, vision_model.*, "
+         "multi_modal_projector.*)");
+}
+
 // Llama 4: every moe_layers layer has routed experts (fused gate_up) plus one shared expert;
 // the others a dense MLP of intermediate_size_mlp. QK norm is a weightless L2 norm.
 void count_llama4(const ParamCtx& x) {
@@ -71,7 +118,7 @@ void count_llama4(const ParamCtx& x) {
   }
   x.inv.norm(C::norms, "language_model.model.norm", h);
   embeddings(x.inv, x.m, "language_model.model.embed_tokens.weight", "language_model.lm_head");
-  if (c.has_root("vision_config")) x.note("llama4: text model only; the vision encoder and projector are not counted");
+  count_llama4_vision(x);
 }
 
 }  // namespace
