@@ -17,7 +17,8 @@ using json = nlohmann::json;
 
 std::string shown(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// No option takes a negative number (the CLI's own rule for every numeric flag, cli/main.cpp).
+// No option takes a negative number (the CLI's own rule for every numeric flag, cli/main.cpp); so
+// after this check an integer of either JSON kind (signed or unsigned) is read as unsigned.
 void refuse_negative(const json& v, std::string_view label) {
   bool negative = false;
   if (v.is_number()) {
@@ -33,7 +34,7 @@ void refuse_negative(const json& v, std::string_view label) {
 std::uint64_t to_count(const json& v, FieldType t, std::string_view label) {
   refuse_negative(v, label);
   std::uint64_t n = 0;
-  if (v.is_number_unsigned()) {
+  if (v.is_number_integer()) {
     n = v.get<std::uint64_t>();
   } else if (v.is_string() && !v.get_ref<const std::string&>().empty() &&
              v.get_ref<const std::string&>().find_first_not_of("0123456789") == std::string::npos) {
@@ -99,7 +100,7 @@ std::uint64_t field_uint(const json& v, FieldType t, std::string_view label) {
     case FieldType::tokens:
     case FieldType::bytes:
     case FieldType::memory:
-      if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+      if (v.is_number_integer()) return v.get<std::uint64_t>();
       if (v.is_string()) {
         const std::string& s = v.get_ref<const std::string&>();
         if (t == FieldType::tokens) return parse_tokens(s, label);
@@ -144,7 +145,7 @@ std::vector<std::uint64_t> field_uint_list(const json& v, FieldType t, std::stri
   auto one = [&](const json& e) {
     if (element == FieldType::count) return to_count(e, t, label);
     refuse_negative(e, label);
-    if (e.is_number_unsigned()) return e.get<std::uint64_t>();
+    if (e.is_number_integer()) return e.get<std::uint64_t>();
     if (e.is_string()) return parse_tokens(e.get_ref<const std::string&>(), label);
     throw InputError::value(label, shown(e), field_expected(t));
   };
