@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "common.h"
+#include "kvplan/engine_fields.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
 #include "kvplan/planner.h"
@@ -115,12 +116,18 @@ void bind_planner(pyb::module_& m) {
   }, "model"_a, "options"_a);
   m.def("fields", [](const std::string& verb) {
     pyb::list out;
+    if (verb.rfind("engine.", 0) == 0) {  // "engine.vllm": that engine's option table
+      for (const auto& f : engine_fields(parse_engine(verb.substr(7)))) out.append(to_python(to_json(f)));
+      return out;
+    }
     for (const auto& f : request_fields(verb)) out.append(to_python(to_json(f)));
     return out;
   }, "verb"_a = "plan",
      "A request field table (name, cli_flag, type, unit, default, help): for \"plan\" (and \"sweep\") the\n"
      "keywords kvplan.plan()/kvplan.sweep() take, the CLI's flags and the page's plan form; for \"size\"\n"
-     "kvplan.size()'s and `kvplan size`'s. One list each, in the library.");
+     "kvplan.size()'s and `kvplan size`'s; for \"engine.vllm\" (engine.llama.cpp, engine.sglang,\n"
+     "engine.trtllm) the keywords kvplan.engine() takes for that engine and its `kvplan engine` flags\n"
+     "(cli_flag, cli_aliases). One list each, in the library.");
   m.def("_plan_text", [](pyb::handle model, const pyb::dict& options) {
     return format_plan_text(plan(model_arg(model).get(), plan_input(options)));
   }, "model"_a, "options"_a);

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "common.h"
+#include "kvplan/engine_fields.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
 #include "kvplan/simulate.h"
@@ -15,27 +16,15 @@ namespace {
 using namespace kvplan;
 using namespace kvplan::py;
 
+// The vLLM options kvplan.simulate resolved (_simulate.py), read by vLLM's option table
+// (kvplan/engine_fields.h) as kvplan.engine() reads them.
 VllmOptions engine_options(const pyb::dict& kw) {
-  VllmOptions v;
+  nlohmann::json req = nlohmann::json::object();
   for (auto item : kw) {
     const std::string k = pyb::str(item.first);
-    pyb::handle x = item.second;
-    if (x.is_none()) continue;
-    if (k == "max_model_len") v.max_model_len = tokens_arg(x, "max_model_len");
-    else if (k == "block_size") v.block_size = count_arg(x, "block_size", 1);
-    else if (k == "kv_cache_dtype") v.kv_cache_dtype = str_arg(x, "kv_cache_dtype");
-    else if (k == "tensor_parallel_size") v.tensor_parallel_size = count_arg(x, "tensor_parallel_size", 1);
-    else if (k == "pipeline_parallel_size") v.pipeline_parallel_size = count_arg(x, "pipeline_parallel_size", 1);
-    else if (k == "max_num_batched_tokens") v.max_num_batched_tokens = tokens_arg(x, "max_num_batched_tokens");
-    else if (k == "enable_prefix_caching") v.enable_prefix_caching = x.cast<bool>();
-    else if (k == "available_kv_bytes") v.available_kv_bytes = bytes_arg(x, "available_kv_bytes");
-    else if (k == "num_gpu_blocks_override") v.num_gpu_blocks_override = count_arg(x, "num_gpu_blocks_override", 1);
-    else if (k == "mamba_cache_mode") v.mamba_cache_mode = str_arg(x, "mamba_cache_mode");
-    else if (k == "attention_backend") v.attention_backend = str_arg(x, "attention_backend");
-    else if (k == "blackwell") v.blackwell = x.cast<bool>();
-    else throw InputError::unknown("simulate engine option", k, "");
+    req[k] = request_value(item.second, k);
   }
-  return v;
+  return vllm_options_from_request(req);
 }
 
 std::vector<SimRequest> requests_arg(pyb::handle reqs) {

@@ -10,8 +10,9 @@ def _model(model):
 def engine(engine, model, **options):
     """Reproduce what `engine` ("vllm", "llama.cpp", "sglang", "trtllm") allocates and logs.
 
-    Options are the engine's own settings with underscores (kvplan.engine_options(engine) lists
-    them), e.g. vllm: max_model_len, block_size, kv_cache_dtype, tensor_parallel_size,
+    Options are the engine's own settings with underscores: the engine's option table
+    (kvplan.fields("engine.vllm") gives name, cli_flag, type, unit, default and help;
+    kvplan.engine_options(engine) the names), the same table `kvplan engine` takes its flags from, e.g. vllm: max_model_len, block_size, kv_cache_dtype, tensor_parallel_size,
     gpu_memory_utilization, available_kv_bytes / kv_cache_memory_bytes ("20GiB");
     llama.cpp: ctx_size, parallel, cache_type_k, cache_type_v, ubatch_size, kv_unified, swa_full,
     flash_attn. Returns a Record with the same fields as ``kvplan engine ... --json``

@@ -10,24 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/fields.h"
 #include "kvplan/planner.h"
 #include "kvplan/sizes.h"
 
 namespace kvplan {
 
-enum class FieldType {
-  count,          // a positive integer
-  tokens,         // a token count: 4096, "32k"
-  bytes,          // a byte count: 123456, "80GB", "1.5GiB"
-  memory,         // a device memory size: a number of bytes, or text with a unit ("80GB"; a bare "24" is refused)
-  fraction,       // a number in (0, 1]
-  rate,           // a non-negative number (bytes/s, FLOP/s)
-  dtype,          // a dtype name, "auto" = the model's
-  weight_format,  // a dtype or a weight preset (awq, Q4_K_M, ...)
-  name,           // a catalog or engine name
-  count_list,     // comma-separated positive integers
-};
-std::string_view field_type_name(FieldType t);
+// FieldType and FieldNaming: kvplan/fields.h (shared with the engine option tables).
 
 struct RequestField {
   std::string_view name;           // Python keyword, web form field and request-echo key
@@ -48,10 +37,6 @@ std::span<const RequestField> size_request_fields();
 // By verb: "plan" and "sweep" (plan_request_fields), "size"; InputError for another.
 std::span<const RequestField> request_fields(std::string_view verb);
 const RequestField& request_field(std::string_view verb, std::string_view name);
-
-// How a face names a field in its messages: the CLI flag ("--gpu-memory") or the keyword
-// ("gpu_memory", Python and the page).
-enum class FieldNaming { cli_flag, keyword };
 
 // The one request parser every face calls. `request` is an object of table fields (its keys the
 // field names); each value is a string as typed ("32k", "80GB", "21,20,20,19", "auto"), a number,

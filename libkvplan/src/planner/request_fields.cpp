@@ -62,22 +62,6 @@ constexpr std::array<RequestField, 27> kPlanFields{{
 }};
 }  // namespace
 
-std::string_view field_type_name(FieldType t) {
-  switch (t) {
-    case T::count: return "count";
-    case T::tokens: return "tokens";
-    case T::bytes: return "bytes";
-    case T::memory: return "memory";
-    case T::fraction: return "fraction";
-    case T::rate: return "rate";
-    case T::dtype: return "dtype";
-    case T::weight_format: return "weight_format";
-    case T::name: return "name";
-    case T::count_list: return "count_list";
-  }
-  return "unknown";
-}
-
 std::span<const RequestField> plan_request_fields() { return kPlanFields; }
 std::span<const RequestField> size_request_fields() { return kSizeFields; }
 

@@ -1,9 +1,6 @@
 // The one request parser (kvplan/request.h): a JSON object of request-table fields -> PlanInput
 // or Workload. Each value is read by its field's type, so the CLI's flags, the Python keywords
 // and the page's form fields reach the library through the same code.
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "kvplan/error.h"
@@ -41,26 +38,23 @@ class Reader {
     const std::string key(name);
     if (!req_.contains(key)) return nullptr;
     const json& v = req_[key];
-    if (v.is_null() || (v.is_string() && v.get_ref<const std::string&>().empty()) || (v.is_array() && v.empty()))
-      return nullptr;
-    return &v;
+    return field_unset(v) ? nullptr : &v;
   }
 
   std::optional<std::uint64_t> get_uint(std::string_view name) const {
     const json* v = given(name);
     if (!v) return std::nullopt;
-    return to_uint(*v, field(name));
+    return field_uint(*v, field(name).type, label(name));
   }
   std::optional<double> get_number(std::string_view name) const {
     const json* v = given(name);
     if (!v) return std::nullopt;
-    return to_number(*v, field(name));
+    return field_number(*v, field(name).type, label(name));
   }
   std::optional<std::string> get_text(std::string_view name) const {
     const json* v = given(name);
     if (!v) return std::nullopt;
-    if (!v->is_string()) throw InputError::value(label(field(name)), v->dump(), expected(field(name)));
-    return v->get<std::string>();
+    return field_text(*v, field(name).type, label(name));
   }
   std::optional<Dtype> get_dtype(std::string_view name) const {
     const auto s = get_text(name);
@@ -69,107 +63,11 @@ class Reader {
   }
   std::vector<std::uint64_t> get_list(std::string_view name) const {
     const json* v = given(name);
-    std::vector<std::uint64_t> out;
-    if (!v) return out;
-    const RequestField& f = field(name);
-    if (v->is_array()) {
-      for (const auto& e : *v) out.push_back(to_count(e, f));
-    } else if (v->is_string()) {
-      const std::string& s = v->get_ref<const std::string&>();
-      std::size_t start = 0;
-      while (start <= s.size()) {
-        const std::size_t comma = std::min(s.find(',', start), s.size());
-        out.push_back(to_count(json(s.substr(start, comma - start)), f));
-        start = comma + 1;
-      }
-    } else {
-      throw InputError::value(label(f), v->dump(), expected(f));
-    }
-    return out;
+    if (!v) return {};
+    return field_uint_list(*v, field(name).type, label(name));
   }
 
  private:
-  static std::string_view expected(const RequestField& f) {
-    switch (f.type) {
-      case FieldType::count: return "a positive whole number";
-      case FieldType::tokens: return "a token count such as 4096, 32k or 128k";
-      case FieldType::bytes: return "a byte count such as 123456, 80GB or 1.5GiB";
-      case FieldType::memory: return "a memory size with a unit such as 80GB or 24GiB";
-      case FieldType::fraction: return "a number in (0, 1] such as 0.9";
-      case FieldType::rate: return "a number such as 3.35e12";
-      case FieldType::dtype: return "a dtype name such as bf16, or auto";
-      case FieldType::weight_format: return "a dtype or preset name such as bf16 or awq, or auto";
-      case FieldType::name: return "a name";
-      case FieldType::count_list: return "comma-separated positive whole numbers such as 21,20,20,19";
-    }
-    return "a value";
-  }
-  static std::string shown(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-  // No option takes a negative number (the CLI's own rule for every numeric flag, cli/main.cpp).
-  void refuse_negative(const json& v, const RequestField& f) const {
-    const bool negative = v.is_number() ? v.get<double>() < 0
-                                        : v.is_string() && v.get_ref<const std::string&>().find_first_not_of(" \t") !=
-                                                               std::string::npos &&
-                                              v.get_ref<const std::string&>()[v.get_ref<const std::string&>().find_first_not_of(" \t")] == '-';
-    if (negative) throw InputError::value(label(f), shown(v), "a non-negative number");
-  }
-
-  std::uint64_t to_count(const json& v, const RequestField& f) const {
-    refuse_negative(v, f);
-    std::uint64_t n = 0;
-    if (v.is_number_unsigned()) {
-      n = v.get<std::uint64_t>();
-    } else if (v.is_string() && !v.get_ref<const std::string&>().empty() &&
-               v.get_ref<const std::string&>().find_first_not_of("0123456789") == std::string::npos) {
-      const std::string& s = v.get_ref<const std::string&>();
-      errno = 0;
-      const unsigned long long parsed = std::strtoull(s.c_str(), nullptr, 10);
-      if (errno == ERANGE) throw OverflowError::in(label(f));
-      n = parsed;
-    } else {
-      throw InputError::value(label(f), shown(v), expected(f));
-    }
-    if (n == 0) throw InputError::value(label(f), shown(v), expected(f));
-    return n;
-  }
-
-  std::uint64_t to_uint(const json& v, const RequestField& f) const {
-    refuse_negative(v, f);
-    switch (f.type) {
-      case FieldType::count: return to_count(v, f);
-      case FieldType::tokens:
-      case FieldType::bytes:
-      case FieldType::memory:
-        if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-        if (v.is_string()) {
-          const std::string& s = v.get_ref<const std::string&>();
-          if (f.type == FieldType::tokens) return parse_tokens(s, label(f));
-          if (f.type == FieldType::memory) return parse_memory_size(s, label(f));
-          return parse_bytes(s, label(f));
-        }
-        throw InputError::value(label(f), shown(v), expected(f));
-      default: throw InputError::value(label(f), shown(v), expected(f));
-    }
-  }
-
-  double to_number(const json& v, const RequestField& f) const {
-    refuse_negative(v, f);
-    double d = 0;
-    if (v.is_number() && !v.is_boolean()) {
-      d = v.get<double>();
-    } else if (v.is_string()) {
-      const std::string& s = v.get_ref<const std::string&>();
-      char* end = nullptr;
-      d = std::strtod(s.c_str(), &end);
-      if (end != s.c_str() + s.size() || s.empty()) throw InputError::value(label(f), s, expected(f));
-    } else {
-      throw InputError::value(label(f), shown(v), expected(f));
-    }
-    if (!std::isfinite(d)) throw InputError::value(label(f), shown(v), "a finite number");  // ranges: the planner's
-    return d;
-  }
-
   const json& req_;
   std::span<const RequestField> table_;
   FieldNaming naming_;
