@@ -154,7 +154,10 @@ O options_from_request(std::span<const EngineOptionField<O>> table, const json& 
   if (!req.is_object())
     throw InputError::value(std::string(engine) + " options", req.dump(), "an object of option names and values");
   O o;
-  for (const auto& [key, value] : req.items()) {
+  for (const auto& item : req.items()) {
+    // (Not a structured binding: clang before 16 cannot capture one in the lambda.)
+    const std::string& key = item.key();
+    const json& value = item.value();
     const auto it = std::find_if(table.begin(), table.end(), [&](const auto& f) { return f.name == key; });
     if (it == table.end()) {
       std::string known;
