@@ -463,4 +463,27 @@ BOOST_AUTO_TEST_CASE(unknown_family_is_never_silently_zero) {
   BOOST_TEST(q.notes.back().find("no parameter rule") != std::string::npos);
 }
 
+// A multimodal wrapper kvplan counts the text model of but has no encoder rule for must not be
+// priced as its text model alone (low, the unsafe direction): the weights are unknown. LLaVA-1.5-7B
+// (llava-hf/llava-1.5-7b-hf) is Llama-2-7b with a CLIP ViT-L/14-336 tower (hidden 1024, 24 layers,
+// 16 heads, intermediate 4096, image 336, patch 14).
+BOOST_AUTO_TEST_CASE(an_uncounted_encoder_leaves_the_weights_unknown) {
+  nlohmann::json cfg;
+  cfg["model_type"] = "llava";
+  cfg["text_config"] = kvplan::test::read_json("model_configs/meta-llama__Llama-2-7b-hf.json");
+  cfg["vision_config"] = {{"model_type", "clip_vision_model"}, {"hidden_size", 1024}, {"num_hidden_layers", 24},
+                          {"num_attention_heads", 16}, {"intermediate_size", 4096}, {"image_size", 336}, {"patch_size", 14}};
+  const auto m = kvplan::load_model_from_json(cfg.dump(), "llava.json");
+  BOOST_TEST(m.params.unknown_reason.find("vision_config") != std::string::npos, m.params.unknown_reason);
+  BOOST_TEST(kvplan::weight_bytes(m).unknown.find("vision_config") != std::string::npos);
+  // The cache answer does not depend on it: Llama-2-7b's 524,288 B per token.
+  BOOST_TEST(kvplan::cache_size(m, kvplan::test::workload(1)).total_bytes == 524288u);
+  // Without the tower the same text model is priced as before.
+  cfg.erase("vision_config");
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "llava-text.json").params.unknown_reason.empty());
+  // A family with a tower rule counts it and stays priced (Qwen3.5, Llama 4, Gemma 3/4, Mistral 3).
+  BOOST_TEST(load_model("Qwen/Qwen3.5-35B-A3B").params.unknown_reason.empty());
+  BOOST_TEST(load_model("meta-llama/Llama-4-Scout-17B-16E-Instruct").params.unknown_reason.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 // class defaults) with the building blocks here; the ParameterCounts components, the totals and
 // weight_bytes() are all sums over that one list.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -355,6 +356,23 @@ void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) 
   m.params.tensors = inv.take();
   if (m.params.tensors.empty() && m.params.unknown_reason.empty())
     m.params.unknown_reason = "model_type " + m.model_type + ": kvplan has no parameter rule for this family";
+  // A multimodal wrapper (LLaVA, InternVL, Kimi-VL, ...) whose text model kvplan counts but whose
+  // towers it has no rule for: pricing the text model alone would be low, the unsafe direction.
+  struct Encoder {
+    const char* key;
+    std::array<std::string_view, 2> names;  // a counted tensor of the encoder has one in its name
+  };
+  static constexpr std::array<Encoder, 2> kEncoders{{{"vision_config", {"vision", "visual"}}, {"audio_config", {"audio", "audio"}}}};
+  const auto& root = cfg.root();
+  for (const Encoder& e : kEncoders) {
+    if (!m.params.unknown_reason.empty() || !root.is_object() || !root.contains(e.key)) continue;
+    const bool counted = std::any_of(m.params.tensors.begin(), m.params.tensors.end(), [&e](const WeightTensor& t) {
+      return t.name.find(e.names[0]) != std::string::npos || t.name.find(e.names[1]) != std::string::npos;
+    });
+    if (!counted)
+      m.params.unknown_reason = "model_type " + m.model_type + ": the config has a " + e.key +
+                                " but kvplan has no rule for that encoder, so the weights would be counted low";
+  }
   sum_up(m);
 }
 
