@@ -365,12 +365,15 @@ void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) 
   static constexpr std::array<Encoder, 2> kEncoders{{{"vision_config", {"vision", "visual"}}, {"audio_config", {"audio", "audio"}}}};
   const auto& root = cfg.root();
   for (const Encoder& e : kEncoders) {
-    if (!m.params.unknown_reason.empty() || !root.is_object() || !root.contains(e.key)) continue;
+    // (A null or empty encoder config, as gemma-4-26B's "audio_config": null, means no encoder.)
+    if (!m.params.unknown_reason.empty() || !root.is_object() || !root.contains(e.key) || !root[e.key].is_object() ||
+        root[e.key].empty())
+      continue;
     const bool counted = std::any_of(m.params.tensors.begin(), m.params.tensors.end(), [&e](const WeightTensor& t) {
       return t.name.find(e.names[0]) != std::string::npos || t.name.find(e.names[1]) != std::string::npos;
     });
     if (!counted)
-      m.params.unknown_reason = "model_type " + m.model_type + ": the config has a " + e.key +
+      m.params.unknown_reason = "model_type " + m.model_type + ": the config has an encoder (" + e.key + ")" +
                                 " but kvplan has no rule for that encoder, so the weights would be counted low";
   }
   sum_up(m);
