@@ -23,6 +23,19 @@ _state = {"passed": 0, "failed": 0, "validated": 0}
 _validators = {}
 
 
+def python_module():
+    """The kvplan module built next to the CLI (<build>/python), or None (KVPLAN_BUILD_PYTHON=OFF:
+    the CLI face only, said out loud)."""
+    build_py = os.path.join(os.path.dirname(os.path.abspath(KVPLAN)), "..", "python")
+    try:
+        sys.path.insert(0, build_py)
+        import kvplan  # noqa: E402
+        return kvplan
+    except ImportError as e:
+        print(f"note: no Python module at {build_py} ({e}); the Python face is not checked in this build")
+        return None
+
+
 def check(name, cond, detail=""):
     """One assertion: counted, and printed when it fails."""
     if cond:

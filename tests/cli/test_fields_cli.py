@@ -16,15 +16,9 @@ import os
 import re
 import sys
 
-from _harness import KVPLAN, SRC, check, finish, run  # noqa: E402
+from _harness import KVPLAN, SRC, check, finish, python_module, run  # noqa: E402
 
-BUILD_PY = os.path.join(os.path.dirname(os.path.abspath(KVPLAN)), "..", "python")
-try:
-    sys.path.insert(0, BUILD_PY)
-    import kvplan  # noqa: E402
-except ImportError as e:  # KVPLAN_BUILD_PYTHON=OFF: the CLI face only, said out loud
-    kvplan = None
-    print(f"note: no Python module at {BUILD_PY} ({e}); the Python face is not checked in this build")
+kvplan = python_module()
 
 
 FIELDS_CPP = open(os.path.join(SRC, "libkvplan", "src", "planner", "request_fields.cpp")).read()
