@@ -11,9 +11,8 @@ Usage: test_engine_fields_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import json
 import os
 import re
-import sys
 
-from _harness import KVPLAN, SRC, check, finish, python_module, run  # noqa: E402
+from _harness import SRC, check, finish, python_module, run  # noqa: E402
 
 kvplan = python_module()
 

@@ -14,9 +14,8 @@ import inspect
 import json
 import os
 import re
-import sys
 
-from _harness import KVPLAN, SRC, check, finish, python_module, run  # noqa: E402
+from _harness import SRC, check, finish, python_module, run  # noqa: E402
 
 kvplan = python_module()
 
