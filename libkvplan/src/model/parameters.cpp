@@ -331,6 +331,18 @@ void read_quantization(const ConfigView& c, ModelSpec& m) {
 
 }  // namespace
 
+std::uint64_t EncoderConfig::uint(const char* key, std::uint64_t def) const {
+  if (auto val = v.uint(key)) return *val;
+  x.note(where + "." + key + " not set; transformers' " + config_class + " default " + std::to_string(def) + " used");
+  return def;
+}
+
+bool EncoderConfig::boolean(const char* key, bool def) const {
+  if (auto val = v.boolean(key)) return *val;
+  x.note(where + "." + key + " not set; transformers' " + config_class + " default " + (def ? "true" : "false") + " used");
+  return def;
+}
+
 void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) {
   m.params = ParameterCounts{};
   // Weight-only fields never fail the load (the cache mapping already succeeded): a malformed

@@ -119,6 +119,18 @@ void mamba2_mixer(const ParamCtx& x, const std::string& p, const build::Mamba2Di
 // time_step_rank / mamba_dt_rank: "auto" or absent means ceil(hidden / 16).
 std::uint64_t dt_rank(const ParamCtx& x, const char* key);
 
+// An encoder's sub-config (vision_config, audio_config) read field by field: a field it leaves out
+// takes transformers' config-class default, said in a note ("gemma4: vision_config.head_dim not
+// set; transformers' Gemma4VisionConfig default 64 used").
+struct EncoderConfig {
+  const ParamCtx& x;
+  const ConfigView& v;
+  std::string where;         // "gemma4: vision_config"
+  std::string config_class;  // "Gemma4VisionConfig"
+  std::uint64_t uint(const char* key, std::uint64_t def) const;
+  bool boolean(const char* key, bool def) const;
+};
+
 // The Qwen3-VL vision tower (model.visual.*) from the config's vision_config, if it has one; Qwen3.5
 // runs the same tower without DeepStack mergers (families/qwen3_vl.cpp).
 void qwen_vl_vision(const ParamCtx& x);

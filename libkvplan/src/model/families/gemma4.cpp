@@ -70,17 +70,9 @@ void count_gemma4_vision(const ParamCtx& x) {
   if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;  // text-only
   ConfigView v(root["vision_config"], x.c.source() + " /vision_config");
   // A field the config leaves out takes transformers' Gemma4VisionConfig default, said in a note.
-  auto field = [&](const char* key, u64 def) {
-    if (auto val = v.uint(key)) return *val;
-    x.note("gemma4: vision_config." + std::string(key) + " not set; transformers' Gemma4VisionConfig default " +
-           std::to_string(def) + " used");
-    return def;
-  };
-  auto flag = [&](const char* key) {
-    if (auto val = v.boolean(key)) return *val;
-    x.note("gemma4: vision_config." + std::string(key) + " not set; transformers' Gemma4VisionConfig default false used");
-    return false;
-  };
+  const EncoderConfig enc{x, v, "gemma4: vision_config", "Gemma4VisionConfig"};
+  auto field = [&](const char* key, u64 def) { return enc.uint(key, def); };
+  auto flag = [&](const char* key) { return enc.boolean(key, false); };
   const u64 h = field("hidden_size", 768), i = field("intermediate_size", 3072);
   const u64 depth = field("num_hidden_layers", 16), heads = field("num_attention_heads", 12);
   const u64 kv = field("num_key_value_heads", 12), hd = field("head_dim", 64);
@@ -131,12 +123,8 @@ void count_gemma4_audio(const ParamCtx& x) {
   const auto& root = x.c.root();
   if (!root.contains("audio_config") || !root["audio_config"].is_object()) return;  // no audio tower
   ConfigView a(root["audio_config"], x.c.source() + " /audio_config");
-  auto field = [&](const char* key, u64 def) {
-    if (auto val = a.uint(key)) return *val;
-    x.note("gemma4: audio_config." + std::string(key) + " not set; transformers' Gemma4AudioConfig default " +
-           std::to_string(def) + " used");
-    return def;
-  };
+  const EncoderConfig enc{x, a, "gemma4: audio_config", "Gemma4AudioConfig"};
+  auto field = [&](const char* key, u64 def) { return enc.uint(key, def); };
   const u64 h = field("hidden_size", 1024), depth = field("num_hidden_layers", 12);
   const u64 heads = field("num_attention_heads", 8), kernel = field("conv_kernel_size", 5);
   const u64 out = field("output_proj_dims", 1536);

@@ -50,12 +50,8 @@ void count_llama4_vision(const ParamCtx& x) {
   if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;  // text-only
   ConfigView v(root["vision_config"], x.c.source() + " /vision_config");
   // A field the config leaves out takes transformers' Llama4VisionConfig default, said in a note.
-  auto field = [&](const char* key, u64 def) {
-    if (auto val = v.uint(key)) return *val;
-    x.note("llama4: vision_config." + std::string(key) + " not set; transformers' Llama4VisionConfig default " +
-           std::to_string(def) + " used");
-    return def;
-  };
+  const EncoderConfig enc{x, v, "llama4: vision_config", "Llama4VisionConfig"};
+  auto field = [&](const char* key, u64 def) { return enc.uint(key, def); };
   const u64 h = field("hidden_size", 768), i = field("intermediate_size", 5632);
   const u64 depth = field("num_hidden_layers", 34), ch = field("num_channels", 3);
   const u64 image = field("image_size", 448), patch = field("patch_size", 14);
