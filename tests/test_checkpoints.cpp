@@ -830,43 +830,6 @@ BOOST_AUTO_TEST_CASE(fp8_block_deepseek_v3_matches_its_published_size) {
   BOOST_TEST((published - w.total - w.mtp) * 10'000 < published);  // within 0.01 %
 }
 
-BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_dynamic_qwen3_8b_matches_its_published_size) {
-  // RedHatAI/Qwen3-8B-FP8-dynamic: llm-compressor's FP8_DYNAMIC scheme (fp8 e4m3 weights with one
-  // scale per output channel, dynamic per-token fp8 activations, lm_head ignored). Its tensors are
-  // 8.790292739868164 GiB = 9,438,504,960 B: llm-d/llm-d-benchmark asserts that figure for this
-  // checkpoint (config_explorer/tests/capacity_planner_test.py, commit a2aa0f8b), computed from
-  // the per-dtype parameter counts the Hugging Face API reads from its safetensors headers
-  // (BF16 x 2 B + F8_E4M3 x 1 B; tests/data/checkpoints/README.md). The architecture is the
-  // bundled Qwen/Qwen3-8B config; the quantization_config is compressed-tensors' FP8_DYNAMIC
-  // preset (quantization/quant_scheme.py) as llm-compressor writes it. By hand: 36 layers x
-  // (q,o 4096x4096; k,v 1024x4096; gate,up 12288x4096; down 4096x12288) = 6,945,767,424 fp8
-  // values; one bf16 scale per output row, 36 x 38,912; the 151,936 x 4,096 embedding and head
-  // and 308,224 norm values in bf16. compressed-tensors creates every scale in the weight's dtype
-  // (initialize.py: scale_dtype = observed_dtype); kvplan priced channel scales as fp32 and was
-  // 2,801,664 B (+0.030 %) over before that was fixed.
-  auto cfg = nlohmann::json::parse(bundled_json("Qwen/Qwen3-8B"));
-  cfg["quantization_config"] = {
-      {"quant_method", "compressed-tensors"},
-      {"format", "float-quantized"},
-      {"quantization_status", "compressed"},
-      {"ignore", {"lm_head"}},
-      {"config_groups",
-       {{"group_0",
-         {{"targets", {"Linear"}},
-          {"weights", {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}, {"symmetric", true}, {"dynamic", false}}},
-          {"input_activations",
-           {{"num_bits", 8}, {"type", "float"}, {"strategy", "token"}, {"symmetric", true}, {"dynamic", true}}}}}}}};
-  const auto w = weight_bytes(load_model_from_json(cfg.dump(), "config.json"));
-  constexpr u64 values = 36 * (2 * u64{4096} * 4096 + 2 * u64{1024} * 4096 + 3 * u64{12288} * 4096);
-  constexpr u64 rows = 36 * u64{4096 + 1024 + 1024 + 4096 + 12288 + 12288 + 4096};
-  constexpr u64 by_hand = values + 2 * rows + 2 * (2 * u64{151936} * 4096 + 308'224);
-  static_assert(values == 6'945'767'424 && rows == 1'400'832);
-  constexpr u64 published = 9'438'504'960;
-  BOOST_TEST(w.total == by_hand);
-  BOOST_TEST(w.total == published);  // exact: -0 B
-  BOOST_TEST(w.scheme == "compressed-tensors fp8 channel + bf16");
-}
-
 namespace {
 // compressed-tensors' FP8_DYNAMIC and W4A16 presets (quantization/quant_scheme.py) as
 // llm-compressor writes them into quantization_config, lm_head ignored.
@@ -902,6 +865,34 @@ ModelSpec bundled_with(const std::string& id, const nlohmann::json& qc) {
 // (2 x 128,256 x 8,192) and 161 norms of 8,192 in bf16 (4,205,330,432 B).
 constexpr u64 k70Values = 68'451'041'280, k70Cols = 80 * u64{6 * 8192 + 28672}, k70RestBf16 = 4'205'330'432;
 }  // namespace
+
+BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_dynamic_qwen3_8b_matches_its_published_size) {
+  // RedHatAI/Qwen3-8B-FP8-dynamic: llm-compressor's FP8_DYNAMIC scheme (fp8 e4m3 weights with one
+  // scale per output channel, dynamic per-token fp8 activations, lm_head ignored). Its tensors are
+  // 8.790292739868164 GiB = 9,438,504,960 B: llm-d/llm-d-benchmark asserts that figure for this
+  // checkpoint (config_explorer/tests/capacity_planner_test.py, commit a2aa0f8b), computed from
+  // the per-dtype parameter counts the Hugging Face API reads from its safetensors headers
+  // (BF16 x 2 B + F8_E4M3 x 1 B; tests/data/checkpoints/README.md). The architecture is the
+  // bundled Qwen/Qwen3-8B config; the quantization_config is compressed-tensors' FP8_DYNAMIC
+  // preset (quantization/quant_scheme.py) as llm-compressor writes it. By hand: 36 layers x
+  // (q,o 4096x4096; k,v 1024x4096; gate,up 12288x4096; down 4096x12288) = 6,945,767,424 fp8
+  // values; one bf16 scale per output row, 36 x 38,912; the 151,936 x 4,096 embedding and head
+  // and 308,224 norm values in bf16. compressed-tensors creates every scale in the weight's dtype
+  // (initialize.py: scale_dtype = observed_dtype); kvplan priced channel scales as fp32 and was
+  // 2,801,664 B (+0.030 %) over before that was fixed.
+  auto cfg = nlohmann::json::parse(bundled_json("Qwen/Qwen3-8B"));
+  cfg["quantization_config"] = ct_fp8_dynamic();
+  cfg["quantization_config"]["quantization_status"] = "compressed";
+  const auto w = weight_bytes(load_model_from_json(cfg.dump(), "config.json"));
+  constexpr u64 values = 36 * (2 * u64{4096} * 4096 + 2 * u64{1024} * 4096 + 3 * u64{12288} * 4096);
+  constexpr u64 rows = 36 * u64{4096 + 1024 + 1024 + 4096 + 12288 + 12288 + 4096};
+  constexpr u64 by_hand = values + 2 * rows + 2 * (2 * u64{151936} * 4096 + 308'224);
+  static_assert(values == 6'945'767'424 && rows == 1'400'832);
+  constexpr u64 published = 9'438'504'960;
+  BOOST_TEST(w.total == by_hand);
+  BOOST_TEST(w.total == published);  // exact: -0 B
+  BOOST_TEST(w.scheme == "compressed-tensors fp8 channel + bf16");
+}
 
 BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_dynamic_llama_3_1_8b_matches_its_measured_size) {
   // RedHatAI's Llama-3.1-8B FP8-dynamic ("RedHatAI/…-FP8-dynamic"): 9,083,953,152 B of tensors,

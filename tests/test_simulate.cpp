@@ -63,6 +63,17 @@ detail::Req& add(detail::Simulator& s, SimRequest r) {
   BOOST_REQUIRE(!s.waiting_.empty());
   return s.reqs_[s.waiting_.back()];
 }
+// remove_skipped_blocks at `computed` tokens (vLLM's remove_skipped_blocks): the first `nulls`
+// blocks of group 0's table become the null block, the rest stay as allocated (`original`).
+void expect_nulled(detail::Simulator& s, detail::Req& r, const Ids& original, std::uint64_t computed, std::size_t nulls) {
+  BOOST_TEST_CONTEXT("computed " << computed) {
+    s.remove_skipped(0, r, computed);
+    Ids want = original;
+    for (std::size_t i = 0; i < nulls; ++i) want[i] = 0;
+    BOOST_TEST(r.tables[0] == want, boost::test_tools::per_element());
+  }
+}
+
 // A prompt whose first `shared` tokens are the shared stream `prefix` (vLLM's tests write the
 // same token ids into each request).
 SimRequest prompt(std::uint64_t tokens, std::uint64_t prefix = 0, std::uint64_t shared = 0, std::uint64_t output = 1) {
@@ -417,12 +428,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_remove_skipped_blocks) {
   BOOST_TEST(s.allocate_slots(r, 22, &hits, 0));
   const Ids original{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   BOOST_TEST(r.tables[0] == original, boost::test_tools::per_element());
-  auto expect = [&](std::uint64_t computed, std::size_t nulls) {
-    s.remove_skipped(0, r, computed);
-    Ids want = original;
-    for (std::size_t i = 0; i < nulls; ++i) want[i] = 0;
-    BOOST_TEST(r.tables[0] == want, boost::test_tools::per_element());
-  };
+  auto expect = [&](std::uint64_t computed, std::size_t nulls) { expect_nulled(s, r, original, computed, nulls); };
   expect(0, 0);
   expect(4, 0);   // token 0 is out of the window but block 1 also holds token 1
   expect(5, 1);   // tokens 0-1 out: block 1 freed
@@ -437,17 +443,11 @@ BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_remove_skipped_blocks) {
 // chunk 4, block 2: the blocks of the chunks before the current one are nulled and freed.
 BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_remove_skipped_blocks) {
   detail::Simulator s(config(2000, {group("chunked_local", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
-  std::vector<Ids> hits;
   detail::Req& r = add(s, prompt(22));
   BOOST_TEST(s.allocate_slots(r, 22, nullptr, 0));  // (vLLM's test sets the block table directly)
   const Ids original{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   BOOST_TEST(r.tables[0] == original, boost::test_tools::per_element());
-  auto expect = [&](std::uint64_t computed, std::size_t nulls) {
-    s.remove_skipped(0, r, computed);
-    Ids want = original;
-    for (std::size_t i = 0; i < nulls; ++i) want[i] = 0;
-    BOOST_TEST(r.tables[0] == want, boost::test_tools::per_element());
-  };
+  auto expect = [&](std::uint64_t computed, std::size_t nulls) { expect_nulled(s, r, original, computed, nulls); };
   expect(0, 0);
   expect(4, 2);   // token 4 starts the second chunk: tokens 0-3 are out
   expect(6, 2);
