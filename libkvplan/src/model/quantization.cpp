@@ -89,12 +89,29 @@ u64 group_of(const ConfigView& c, const json& q, const std::string& ptr, std::in
   return fallback;
 }
 
-void not_converted(const json& q, std::initializer_list<const char*> keys, WeightQuantization& wq) {
+// Module lists (`ignore`, `modules_to_not_convert`, ...). A "re:" entry must compile: a pattern
+// kvplan cannot read (Python-only syntax such as "(?i)" or "(?P<name>...)") is an error naming it,
+// never an entry that silently matches nothing.
+void not_converted(const ConfigView& c, const json& q, const std::string& ptr, std::initializer_list<const char*> keys,
+                   WeightQuantization& wq) {
   for (const char* key : keys) {
     auto it = q.find(key);
     if (it == q.end() || !it->is_array()) continue;
-    for (const auto& s : *it)
-      if (s.is_string()) wq.modules_not_converted.push_back(s.get<std::string>());
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& s = (*it)[i];
+      if (!s.is_string()) continue;
+      std::string entry = s.get<std::string>();
+      if (is_module_regex(entry)) {
+        try {
+          (void)module_regex(entry);
+        } catch (const std::regex_error& e) {
+          c.fail_at(ptr + "/" + key + "/" + std::to_string(i),
+                    "a module name or \"re:\" and a regular expression (ECMAScript syntax)",
+                    s.dump() + " (" + e.what() + ")");
+        }
+      }
+      wq.modules_not_converted.push_back(std::move(entry));
+    }
   }
 }
 
@@ -259,7 +276,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     } else {
       c.fail_at(ptr + "/load_in_4bit", "load_in_4bit or load_in_8bit true", "neither");
     }
-    not_converted(q, {"llm_int8_skip_modules"}, wq);
+    not_converted(c, q, ptr, {"llm_int8_skip_modules"}, wq);
   } else if (k == "compressed-tensors") {
     compressed_tensors(c, q, ptr, md, wq);
   } else if (k == "modelopt") {
@@ -280,7 +297,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     } else {
       c.fail_at(ptr + "/quant_algo", "\"FP8\" or \"NVFP4\"", "\"" + algo + "\"");
     }
-    not_converted(inner, {"exclude_modules"}, wq);
+    not_converted(c, inner, &inner != &q ? ptr + "/quantization" : ptr, {"exclude_modules"}, wq);
   } else if (k == "mlx") {
     wq.bits = positive(c, q, ptr, {"bits"}, std::nullopt, 8);
     wq.group_size = positive(c, q, ptr, {"group_size"}, std::nullopt, 1u << 16);
@@ -296,7 +313,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     wq.bits = positive(c, *p, ptr, {"nbits"}, std::nullopt, 8);
     wq.group_size = group_of(c, *p, ptr, {"group_size"}, 64);
     wq.scale_bits = wq.zero_bits = 16;
-    not_converted(q, {"skip_modules"}, wq);
+    not_converted(c, q, ptr, {"skip_modules"}, wq);
     wq.describe = "hqq int" + std::to_string(wq.bits) + " g" + std::to_string(wq.group_size);
   } else {
     throw UnsupportedArchitecture::field(
@@ -305,8 +322,12 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
             "\" is not priced by kvplan (known: fp8, fbgemm_fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, "
             "modelopt, mlx, hqq); pass --weight-dtype or --weights to size the weights");
   }
-  not_converted(q, {"modules_to_not_convert", "ignored_layers", "ignore"}, wq);
+  not_converted(c, q, ptr, {"modules_to_not_convert", "ignored_layers", "ignore"}, wq);
   m.quantization = std::move(wq);
+}
+
+std::regex module_regex(std::string_view entry) {
+  return std::regex(std::string(entry.substr(3)), std::regex::ECMAScript);
 }
 
 u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
