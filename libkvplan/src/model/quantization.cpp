@@ -25,8 +25,9 @@
 // - modelopt: FP8 = 1 byte/value + fp32 weight_scale + fp32 input_scale; NVFP4 = 4 bits/value +
 //   fp8 scale per 16 + fp32 weight_scale_2 + fp32 input_scale.
 // - mxfp4 (gpt-oss): ggml-style 17 bytes per 32 values, routed experts only.
-// - MLX (mlx-lm, "quantization": {bits, group_size}): packed uint32 + scales and biases in the
-//   model dtype per group; the embedding table and head are quantised too.
+// - MLX (mlx-lm / mlx-vlm, "quantization": {bits, group_size}): packed uint32 + scales and biases in the
+//   model dtype per group; the embedding table and head are quantised too, vision and audio towers
+//   not (weights.cpp mlx_multimodal).
 // - hqq: packed W_q + fp16 scale and zero per group.
 #include <algorithm>
 #include <array>
