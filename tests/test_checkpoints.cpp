@@ -999,6 +999,41 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_llama_3_3_70b_matches_its_measured
   BOOST_TEST(weight_bytes(bundled_with("meta-llama/Llama-3.1-70B", ct_w4a16("weight"))).total == rule);
 }
 
+BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_and_w4a8_llama_3_1_8b_match_their_published_sizes) {
+  // llm-compressor issue #1215 (https://github.com/vllm-project/llm-compressor/issues/1215):
+  // meta-llama/Llama-3.1-8B-Instruct through llm-compressor 0.4.1's W4A16 example (GPTQModifier,
+  // ignore lm_head) with scheme W4A16 and with W4A8 (compressed-tensors 0.9.0), "values taken from
+  // model.safetensors.index.json": 5,700,595,200 and 9,190,252,544 B. The configs are the
+  // compressed-tensors 0.9.0 presets (quant_scheme.py W4A16, INT8_W4A8) in the format llm-compressor
+  // 0.4.1 infers for them (quantization_format.py: weight-only int4 -> pack-quantized, int weights
+  // with int activations -> int-quantized); the architecture is the bundled Llama-3.1-8B.
+  // W4A16: int4 packed in int32, a bf16 scale per 128 values, a 16 B weight_shape per matrix (224).
+  const auto w4a16 = weight_bytes(llama8b_with(ct_w4a16(nullptr)));
+  BOOST_TEST(w4a16.total == kLinear / 2 + kLinear / 128 * 2 + 224 * 16 + kRestBf16);
+  BOOST_TEST(w4a16.total == 5'700'595'200u);  // exact
+  // W4A8: int-quantized stores each 4-bit value in an int8 (QuantizationArgs.pytorch_dtype(); the
+  // issue's diagnosis, confirmed in issue #1513), a bf16 scale per 128 values, no weight_shape.
+  nlohmann::json w4a8 = {
+      {"quant_method", "compressed-tensors"},
+      {"format", "int-quantized"},
+      {"ignore", {"lm_head"}},
+      {"config_groups",
+       {{"group_0",
+         {{"targets", {"Linear"}},
+          {"weights",
+           {{"num_bits", 4}, {"type", "int"}, {"strategy", "group"}, {"group_size", 128}, {"symmetric", true},
+            {"dynamic", false}}},
+          {"input_activations",
+           {{"num_bits", 8}, {"type", "int"}, {"strategy", "token"}, {"symmetric", true}, {"dynamic", true}}}}}}}};
+  const auto w = weight_bytes(llama8b_with(w4a8));
+  BOOST_TEST(w.total == kLinear + kLinear / 128 * 2 + kRestBf16);
+  BOOST_TEST(w.total == 9'190'252'544u);  // exact (priced at 4 bits before: 5,700,591,616 B, -38 %)
+  BOOST_TEST(w.scheme == "compressed-tensors int4 group g128 (stored as int8) + bf16");
+  // Asymmetric: the int8 zero point per group is stored in that dtype too (initialize.py zp_dtype).
+  w4a8["config_groups"]["group_0"]["weights"]["symmetric"] = false;
+  BOOST_TEST(weight_bytes(llama8b_with(w4a8)).total == w.total + kLinear / 128);
+}
+
 BOOST_AUTO_TEST_CASE(modelopt_nvfp4_llama_3_3_70b_from_hf_quant_config_matches_its_published_size) {
   // nvidia/Llama-3.3-70B-Instruct-FP4 (ModelOpt NVFP4): metadata.total_size of its
   // model.safetensors.index.json is 42,709,045,632, the figure a public deployment script checks

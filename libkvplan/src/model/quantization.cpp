@@ -154,7 +154,16 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
   const u64 model_bits = dtype_bits(model_dtype);
   const u64 scale_bits = ct_scale_bits(c, w, wptr, model_bits);
   wq.scale_bits = scale_bits;
-  wq.zero_bits = symmetric ? 0 : (format == "pack-quantized" ? wq.bits : model_bits);
+  // How each value is stored (the compressors): pack-quantized packs num_bits into int32 words;
+  // naive-, int- and float-quantized store QuantizationArgs.pytorch_dtype(), int8 up to 8 bits
+  // (int16 up to 16) and fp8 (quant_args.py `pytorch_dtype`, naive_quantized.py). So an int
+  // W4A8 checkpoint (int-quantized) holds a byte per value: llm-compressor issue #1215's
+  // Llama-3.1-8B W4A8 (tests/test_checkpoints.cpp). Zero points are created in that dtype too
+  // (initialize.py `zp_dtype = pytorch_dtype()`), packed with the values in pack-quantized.
+  const bool unpacked = format == "naive-quantized" || format == "int-quantized" || format == "float-quantized";
+  const u64 num_bits = wq.bits;
+  if (unpacked && type == "int") wq.bits = num_bits <= 8 ? 8 : 16;
+  wq.zero_bits = symmetric ? 0 : (format == "pack-quantized" || unpacked ? wq.bits : model_bits);
   if (strategy == "group" || strategy == "tensor_group") {
     wq.group_size = positive(c, w, wptr, {"group_size"}, std::nullopt, 1u << 20);
   } else if (strategy == "channel") {
@@ -197,8 +206,9 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
     if (!fully_dynamic)
       wq.tensor_bytes += wq.dtype == Dtype::nvfp4 ? 4 : ct_scale_bits(c, ia, gptr + "/input_activations", model_bits) / 8;
   }
-  wq.describe = "compressed-tensors " + std::string(type == "float" ? "fp" : "int") + std::to_string(wq.bits) + " " +
-                strategy + (wq.group_size ? " g" + std::to_string(wq.group_size) : "");
+  wq.describe = "compressed-tensors " + std::string(type == "float" ? "fp" : "int") + std::to_string(num_bits) + " " +
+                strategy + (wq.group_size ? " g" + std::to_string(wq.group_size) : "") +
+                (wq.bits != num_bits && wq.dtype != Dtype::nvfp4 ? " (stored as int" + std::to_string(wq.bits) + ")" : "");
 }
 
 }  // namespace
