@@ -757,6 +757,31 @@ BOOST_AUTO_TEST_CASE(gptq_desc_act_genz_70b_matches_its_published_sizes) {
   BOOST_TEST(published_config(branches[3].file).scheme == "gptq int3 per-channel desc_act + bf16");
 }
 
+BOOST_AUTO_TEST_CASE(mlx_8bit_qwen3_5_9b_vlm_matches_its_published_size) {
+  // mlx-community/Qwen3.5-9B-MLX-8bit (mlx-vlm, 8-bit affine, group 64): metadata.total_size of its
+  // model.safetensors.index.json is 10,426,433,504 (tests/data/quant_checkpoints/README.md). Its
+  // index lists what is stored: every text linear, the embedding table and the head as uint32
+  // weight + bf16 scales + bf16 biases (8 bits + 32 bits per 64 values); the vision tower (27
+  // blocks, merger, patch and position embeddings: 456,010,480 values) in bf16, as mlx-vlm never
+  // quantises a multimodal tower; no MTP layer (mlx-vlm drops mtp.* unless asked).
+  const auto q8 = [](u64 rows, u64 cols) { return rows * cols + rows * (cols / 64) * 4; };
+  constexpr u64 h = 4096;
+  const u64 gdn = q8(8192, h) + q8(4096, h) + 2 * q8(32, h) + q8(h, 4096) + 2 * (8192 * 4 + 32 + 32 + 128);
+  const u64 attn = q8(8192, h) + 2 * q8(1024, h) + q8(h, 4096) + 2 * (256 + 256);
+  const u64 mlp = 2 * q8(12288, h) + q8(h, 12288);
+  const u64 text = 2 * q8(248320, h) + 24 * gdn + 8 * attn + 32 * mlp + 2 * (64 * h + h);
+  constexpr u64 vision = 2 * u64{456'010'480};
+  const auto w = weight_bytes(load_model(test::source_path("tests/data/quant_checkpoints/mlx-community__Qwen3.5-9B-MLX-8bit.config.json")));
+  BOOST_TEST(w.total == text + vision);
+  BOOST_TEST(w.total == 10'426'431'968u);
+  // -1,536 B (-0.000015 %): the 24 x 32 A_log values, which mlx-vlm leaves in the source's fp32
+  // (qwen3_5 cast_predicate) and kvplan prices in bf16. Before the towers were kept unquantised
+  // kvplan priced the vision linears at 8 bits: 9,999,398,240 B, -4.1 %.
+  constexpr u64 published = 10'426'433'504;
+  BOOST_TEST(published - w.total == 24 * 32 * 2u);
+  BOOST_TEST(w.scheme == "mlx int8 g64 + bf16");
+}
+
 BOOST_AUTO_TEST_CASE(bitsandbytes_nf4_double_quant_matches_its_published_size) {
   // unsloth/Llama-3.2-1B-Instruct-bnb-4bit: 16 layers of q/o 2048x2048, k/v 512x2048, gate/up
   // 8192x2048, down 2048x8192 = 60,817,408 values (112 matrices); tied 128,256 x 2,048 embedding
@@ -866,6 +891,44 @@ ModelSpec bundled_with(const std::string& id, const nlohmann::json& qc) {
 constexpr u64 k70Values = 68'451'041'280, k70Cols = 80 * u64{6 * 8192 + 28672}, k70RestBf16 = 4'205'330'432;
 }  // namespace
 
+BOOST_AUTO_TEST_CASE(compressed_tensors_regex_ignore_entries) {
+  // compressed-tensors `ignore` entries "re:PATTERN" are Python re.match on each module's name
+  // (compressed_tensors/utils/match.py `_match_name`; vLLM compressed_tensors/utils.py
+  // `_is_equal_or_regex_match`): anchored at the start only. Qwen3-30B-A3B (48 layers; q 4096x2048,
+  // k/v 512x2048, o 2048x4096, 128 experts of gate/up 768x2048 and down 2048x768) under
+  // llm-compressor's FP8_DYNAMIC: a quantised matrix is rows x cols fp8 + a bf16 scale per row,
+  // an ignored one rows x cols bf16, so ignoring one costs 2·rows·cols - (rows·cols + 2·rows).
+  const auto extra = [](u64 rows, u64 cols) { return rows * cols - 2 * rows; };
+  const u64 attn = extra(4096, 2048) + 2 * extra(512, 2048) + extra(2048, 4096);
+  const u64 expert = 2 * extra(768, 2048) + extra(2048, 768);
+  auto qc = ct_fp8_dynamic();
+  const auto total = [&](const nlohmann::json& ignore) {
+    qc["ignore"] = ignore;
+    return weight_bytes(bundled_with("Qwen/Qwen3-30B-A3B", qc)).total;
+  };
+  const u64 base = total({"lm_head"});
+  // llm-compressor's MoE examples: the router is never quantised; "$" keeps gate_proj quantised.
+  BOOST_TEST(total({"lm_head", "re:.*mlp.gate$"}) == base);
+  // Start-anchored, not end-anchored: a pattern naming layer 1's attention covers its q/k/v/o.
+  BOOST_TEST(total({"lm_head", R"(re:model\.layers\.1\.self_attn)"}) == base + attn);
+  // ... and "layers.2" as a prefix is layers 2 and 20-29: 11 whole layers (a full match would be none).
+  BOOST_TEST(total({"lm_head", R"(re:model\.layers\.2)"}) == base + 11 * (attn + 128 * expert));
+  BOOST_TEST(total({"lm_head", R"(re:model\.layers\.2$)"}) == base);
+  // One copy per layer or per expert: experts 0 and 1's down_proj in every layer; every k_proj.
+  BOOST_TEST(total({"lm_head", R"(re:.*experts\.(0|1)\.down_proj$)"}) == base + 48 * 2 * extra(2048, 768));
+  BOOST_TEST(total({"lm_head", "re:.*self_attn.k_proj$"}) == base + 48 * extra(512, 2048));
+  // Literal and regex entries naming the same copies count them once.
+  BOOST_TEST(total({"lm_head", "model.layers.1.self_attn", R"(re:model\.layers\.1\.self_attn\.)"}) == base + attn);
+  // A pattern std::regex cannot read (Python's inline flags) is an error naming the entry, kept for
+  // the weights (the cache still loads), never an entry that silently matches nothing.
+  qc["ignore"] = {"lm_head", "re:(?i)LM_HEAD"};
+  const auto bad = bundled_with("Qwen/Qwen3-30B-A3B", qc);
+  BOOST_TEST(bad.params.unknown_reason.find("/quantization_config/ignore/1") != std::string::npos);
+  BOOST_TEST(bad.params.unknown_reason.find("re:(?i)LM_HEAD") != std::string::npos);
+  BOOST_TEST(weight_bytes(bad).total == 0u);
+  BOOST_TEST(bad.num_layers() == 48u);
+}
+
 BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_dynamic_qwen3_8b_matches_its_published_size) {
   // RedHatAI/Qwen3-8B-FP8-dynamic: llm-compressor's FP8_DYNAMIC scheme (fp8 e4m3 weights with one
   // scale per output channel, dynamic per-token fp8 activations, lm_head ignored). Its tensors are
@@ -934,6 +997,41 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_llama_3_3_70b_matches_its_measured
   const auto grouped = weight_bytes(bundled_with("meta-llama/Llama-3.1-70B", ct_w4a16("group")));
   BOOST_TEST(grouped.total == measured);
   BOOST_TEST(weight_bytes(bundled_with("meta-llama/Llama-3.1-70B", ct_w4a16("weight"))).total == rule);
+}
+
+BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_and_w4a8_llama_3_1_8b_match_their_published_sizes) {
+  // llm-compressor issue #1215 (https://github.com/vllm-project/llm-compressor/issues/1215):
+  // meta-llama/Llama-3.1-8B-Instruct through llm-compressor 0.4.1's W4A16 example (GPTQModifier,
+  // ignore lm_head) with scheme W4A16 and with W4A8 (compressed-tensors 0.9.0), "values taken from
+  // model.safetensors.index.json": 5,700,595,200 and 9,190,252,544 B. The configs are the
+  // compressed-tensors 0.9.0 presets (quant_scheme.py W4A16, INT8_W4A8) in the format llm-compressor
+  // 0.4.1 infers for them (quantization_format.py: weight-only int4 -> pack-quantized, int weights
+  // with int activations -> int-quantized); the architecture is the bundled Llama-3.1-8B.
+  // W4A16: int4 packed in int32, a bf16 scale per 128 values, a 16 B weight_shape per matrix (224).
+  const auto w4a16 = weight_bytes(llama8b_with(ct_w4a16(nullptr)));
+  BOOST_TEST(w4a16.total == kLinear / 2 + kLinear / 128 * 2 + 224 * 16 + kRestBf16);
+  BOOST_TEST(w4a16.total == 5'700'595'200u);  // exact
+  // W4A8: int-quantized stores each 4-bit value in an int8 (QuantizationArgs.pytorch_dtype(); the
+  // issue's diagnosis, confirmed in issue #1513), a bf16 scale per 128 values, no weight_shape.
+  nlohmann::json w4a8 = {
+      {"quant_method", "compressed-tensors"},
+      {"format", "int-quantized"},
+      {"ignore", {"lm_head"}},
+      {"config_groups",
+       {{"group_0",
+         {{"targets", {"Linear"}},
+          {"weights",
+           {{"num_bits", 4}, {"type", "int"}, {"strategy", "group"}, {"group_size", 128}, {"symmetric", true},
+            {"dynamic", false}}},
+          {"input_activations",
+           {{"num_bits", 8}, {"type", "int"}, {"strategy", "token"}, {"symmetric", true}, {"dynamic", true}}}}}}}};
+  const auto w = weight_bytes(llama8b_with(w4a8));
+  BOOST_TEST(w.total == kLinear + kLinear / 128 * 2 + kRestBf16);
+  BOOST_TEST(w.total == 9'190'252'544u);  // exact (priced at 4 bits before: 5,700,591,616 B, -38 %)
+  BOOST_TEST(w.scheme == "compressed-tensors int4 group g128 (stored as int8) + bf16");
+  // Asymmetric: the int8 zero point per group is stored in that dtype too (initialize.py zp_dtype).
+  w4a8["config_groups"]["group_0"]["weights"]["symmetric"] = false;
+  BOOST_TEST(weight_bytes(llama8b_with(w4a8)).total == w.total + kLinear / 128);
 }
 
 BOOST_AUTO_TEST_CASE(modelopt_nvfp4_llama_3_3_70b_from_hf_quant_config_matches_its_published_size) {

@@ -25,8 +25,9 @@
 // - modelopt: FP8 = 1 byte/value + fp32 weight_scale + fp32 input_scale; NVFP4 = 4 bits/value +
 //   fp8 scale per 16 + fp32 weight_scale_2 + fp32 input_scale.
 // - mxfp4 (gpt-oss): ggml-style 17 bytes per 32 values, routed experts only.
-// - MLX (mlx-lm, "quantization": {bits, group_size}): packed uint32 + scales and biases in the
-//   model dtype per group; the embedding table and head are quantised too.
+// - MLX (mlx-lm / mlx-vlm, "quantization": {bits, group_size}): packed uint32 + scales and biases in the
+//   model dtype per group; the embedding table and head are quantised too, vision and audio towers
+//   not (weights.cpp mlx_multimodal).
 // - hqq: packed W_q + fp16 scale and zero per group.
 #include <algorithm>
 #include <array>
@@ -89,12 +90,29 @@ u64 group_of(const ConfigView& c, const json& q, const std::string& ptr, std::in
   return fallback;
 }
 
-void not_converted(const json& q, std::initializer_list<const char*> keys, WeightQuantization& wq) {
+// Module lists (`ignore`, `modules_to_not_convert`, ...). A "re:" entry must compile: a pattern
+// kvplan cannot read (Python-only syntax such as "(?i)" or "(?P<name>...)") is an error naming it,
+// never an entry that silently matches nothing.
+void not_converted(const ConfigView& c, const json& q, const std::string& ptr, std::initializer_list<const char*> keys,
+                   WeightQuantization& wq) {
   for (const char* key : keys) {
     auto it = q.find(key);
     if (it == q.end() || !it->is_array()) continue;
-    for (const auto& s : *it)
-      if (s.is_string()) wq.modules_not_converted.push_back(s.get<std::string>());
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& s = (*it)[i];
+      if (!s.is_string()) continue;
+      std::string entry = s.get<std::string>();
+      if (is_module_regex(entry)) {
+        try {
+          (void)module_regex(entry);
+        } catch (const std::regex_error& e) {
+          c.fail_at(ptr + "/" + key + "/" + std::to_string(i),
+                    "a module name or \"re:\" and a regular expression (ECMAScript syntax)",
+                    s.dump() + " (" + e.what() + ")");
+        }
+      }
+      wq.modules_not_converted.push_back(std::move(entry));
+    }
   }
 }
 
@@ -136,7 +154,16 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
   const u64 model_bits = dtype_bits(model_dtype);
   const u64 scale_bits = ct_scale_bits(c, w, wptr, model_bits);
   wq.scale_bits = scale_bits;
-  wq.zero_bits = symmetric ? 0 : (format == "pack-quantized" ? wq.bits : model_bits);
+  // How each value is stored (the compressors): pack-quantized packs num_bits into int32 words;
+  // naive-, int- and float-quantized store QuantizationArgs.pytorch_dtype(), int8 up to 8 bits
+  // (int16 up to 16) and fp8 (quant_args.py `pytorch_dtype`, naive_quantized.py). So an int
+  // W4A8 checkpoint (int-quantized) holds a byte per value: llm-compressor issue #1215's
+  // Llama-3.1-8B W4A8 (tests/test_checkpoints.cpp). Zero points are created in that dtype too
+  // (initialize.py `zp_dtype = pytorch_dtype()`), packed with the values in pack-quantized.
+  const bool unpacked = format == "naive-quantized" || format == "int-quantized" || format == "float-quantized";
+  const u64 num_bits = wq.bits;
+  if (unpacked && type == "int") wq.bits = num_bits <= 8 ? 8 : 16;
+  wq.zero_bits = symmetric ? 0 : (format == "pack-quantized" || unpacked ? wq.bits : model_bits);
   if (strategy == "group" || strategy == "tensor_group") {
     wq.group_size = positive(c, w, wptr, {"group_size"}, std::nullopt, 1u << 20);
   } else if (strategy == "channel") {
@@ -179,8 +206,9 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
     if (!fully_dynamic)
       wq.tensor_bytes += wq.dtype == Dtype::nvfp4 ? 4 : ct_scale_bits(c, ia, gptr + "/input_activations", model_bits) / 8;
   }
-  wq.describe = "compressed-tensors " + std::string(type == "float" ? "fp" : "int") + std::to_string(wq.bits) + " " +
-                strategy + (wq.group_size ? " g" + std::to_string(wq.group_size) : "");
+  wq.describe = "compressed-tensors " + std::string(type == "float" ? "fp" : "int") + std::to_string(num_bits) + " " +
+                strategy + (wq.group_size ? " g" + std::to_string(wq.group_size) : "") +
+                (wq.bits != num_bits && wq.dtype != Dtype::nvfp4 ? " (stored as int" + std::to_string(wq.bits) + ")" : "");
 }
 
 }  // namespace
@@ -259,7 +287,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     } else {
       c.fail_at(ptr + "/load_in_4bit", "load_in_4bit or load_in_8bit true", "neither");
     }
-    not_converted(q, {"llm_int8_skip_modules"}, wq);
+    not_converted(c, q, ptr, {"llm_int8_skip_modules"}, wq);
   } else if (k == "compressed-tensors") {
     compressed_tensors(c, q, ptr, md, wq);
   } else if (k == "modelopt") {
@@ -280,7 +308,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     } else {
       c.fail_at(ptr + "/quant_algo", "\"FP8\" or \"NVFP4\"", "\"" + algo + "\"");
     }
-    not_converted(inner, {"exclude_modules"}, wq);
+    not_converted(c, inner, &inner != &q ? ptr + "/quantization" : ptr, {"exclude_modules"}, wq);
   } else if (k == "mlx") {
     wq.bits = positive(c, q, ptr, {"bits"}, std::nullopt, 8);
     wq.group_size = positive(c, q, ptr, {"group_size"}, std::nullopt, 1u << 16);
@@ -296,7 +324,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     wq.bits = positive(c, *p, ptr, {"nbits"}, std::nullopt, 8);
     wq.group_size = group_of(c, *p, ptr, {"group_size"}, 64);
     wq.scale_bits = wq.zero_bits = 16;
-    not_converted(q, {"skip_modules"}, wq);
+    not_converted(c, q, ptr, {"skip_modules"}, wq);
     wq.describe = "hqq int" + std::to_string(wq.bits) + " g" + std::to_string(wq.group_size);
   } else {
     throw UnsupportedArchitecture::field(
@@ -305,8 +333,12 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
             "\" is not priced by kvplan (known: fp8, fbgemm_fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, "
             "modelopt, mlx, hqq); pass --weight-dtype or --weights to size the weights");
   }
-  not_converted(q, {"modules_to_not_convert", "ignored_layers", "ignore"}, wq);
+  not_converted(c, q, ptr, {"modules_to_not_convert", "ignored_layers", "ignore"}, wq);
   m.quantization = std::move(wq);
+}
+
+std::regex module_regex(std::string_view entry) {
+  return std::regex(std::string(entry.substr(3)), std::regex::ECMAScript);
 }
 
 u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {

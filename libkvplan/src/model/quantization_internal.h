@@ -1,5 +1,6 @@
 #pragma once
 // Internal: quantization_config -> WeightQuantization and its byte rule (quantization.cpp).
+#include <regex>
 #include <set>
 #include <span>
 #include <string>
@@ -17,6 +18,11 @@ namespace kvplan::detail {
 // naming it, never a silent 16-bit price.
 void read_weight_quantization(const ConfigView& c, const nlohmann::json& q, const std::string& ptr, bool mlx_root,
                               ModelSpec& m);
+// A module-list entry "re:PATTERN" (compressed-tensors `ignore`) is a regular expression on module
+// names; `module_regex` compiles its pattern (ECMAScript; throws std::regex_error for one std::regex
+// cannot read, which read_weight_quantization reports as a ConfigError naming the entry).
+inline bool is_module_regex(std::string_view entry) { return entry.substr(0, 3) == "re:"; }
+std::regex module_regex(std::string_view entry);
 // Bytes of one rows x cols matrix stored in `q`'s format, scales, zero points and per-matrix
 // extras included.
 std::uint64_t quantised_matrix_bytes(const WeightQuantization& q, std::uint64_t rows, std::uint64_t cols);

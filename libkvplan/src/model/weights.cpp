@@ -2,8 +2,10 @@
 #include "kvplan/weights.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -24,6 +26,7 @@ using u64 = std::uint64_t;
 // inventory writes it) covers every tensor under it.
 bool not_converted(const WeightQuantization& q, const std::string& tensor) {
   for (const auto& mod : q.modules_not_converted) {
+    if (detail::is_module_regex(mod)) continue;  // ModuleRegexes
     if (tensor.size() < mod.size() || tensor.compare(0, mod.size(), mod) != 0) continue;
     if (tensor.size() == mod.size() || tensor[mod.size()] == '.' || mod.back() == '.') return true;
   }
@@ -35,6 +38,7 @@ bool not_converted(const WeightQuantization& q, const std::string& tensor) {
 // tensor that stands for every layer ("model.layers.*.self_attn.q_proj", count = one per layer):
 // the layer indices each module binds, or nothing when it does not name this tensor's copies.
 std::optional<std::vector<u64>> bound_indices(const std::string& mod, const std::string& pattern) {
+  if (detail::is_module_regex(mod)) return std::nullopt;  // ModuleRegexes
   std::vector<u64> idx;
   std::size_t i = 0, j = 0;
   while (i < mod.size() && j < pattern.size()) {
@@ -57,13 +61,67 @@ std::optional<std::vector<u64>> bound_indices(const std::string& mod, const std:
   return idx;
 }
 
+// The "re:" entries of a module list (compressed-tensors `ignore`, which llm-compressor writes for
+// MoE routers and vision towers: "re:.*mlp.gate$", "re:visual.*"). Both compressed-tensors
+// (utils/match.py `_match_name`) and vLLM (compressed_tensors/utils.py `_is_equal_or_regex_match`)
+// test them with Python's re.match against a module's name: anchored at the start, not at the
+// end ("$" in the pattern anchors it). std::regex_search with match_continuous is that. Patterns
+// were checked when the config was read (detail::check_module_regex).
+class ModuleRegexes {
+ public:
+  explicit ModuleRegexes(const WeightQuantization& q) {
+    for (const auto& mod : q.modules_not_converted)
+      if (detail::is_module_regex(mod)) res_.push_back(detail::module_regex(mod));
+  }
+  bool empty() const { return res_.empty(); }
+  bool match(const std::string& module) const {
+    for (const auto& re : res_)
+      if (std::regex_search(module, re, std::regex_constants::match_continuous)) return true;
+    return false;
+  }
+
+ private:
+  std::vector<std::regex> res_;
+};
+
+// The module an inventory tensor belongs to (its name less the parameter: "q_proj.weight" ->
+// "q_proj", gpt-oss's "experts.gate_up_proj" -> "experts"), with its "*"s replaced by `idx` in
+// order (layer, then expert).
+std::string module_of(const std::string& tensor, std::initializer_list<u64> idx) {
+  std::string out;
+  auto it = idx.begin();
+  for (char ch : tensor) {
+    if (ch == '*' && it != idx.end()) out += std::to_string(*it++);
+    else out += ch;
+  }
+  if (const auto dot = out.rfind('.'); dot != std::string::npos) out.erase(dot);
+  return out;
+}
+
+// Does a regex entry cover every copy of the tensor (each layer's, each expert's)? For a tensor
+// without "*" that is the one module; for one held by only some layers (indices unknown), every
+// layer index must match.
+bool regex_covers_all(const ModuleRegexes& rx, const WeightTensor& t, u64 layers, u64 experts) {
+  if (rx.empty()) return false;
+  const auto wild = std::count(t.name.begin(), t.name.end(), '*');
+  if (wild == 0) return rx.match(module_of(t.name, {}));
+  if (layers == 0 || wild > 2 || (wild == 2 && experts == 0)) return false;
+  for (u64 l = 0; l < layers; ++l) {
+    if (wild == 1 && !rx.match(module_of(t.name, {l}))) return false;
+    for (u64 e = 0; wild == 2 && e < experts; ++e)
+      if (!rx.match(module_of(t.name, {l, e}))) return false;
+  }
+  return true;
+}
+
 // How many of a wildcard tensor's copies the checkpoint leaves unquantised because a listed
 // module names their layer. Counted only where the copies per layer are known: one per layer
 // (count = number of layers), or one per routed expert per layer (count = layers x experts, the
 // module naming a layer or a layer and an expert). A tensor held by only some layers (DeepSeek's
 // dense first layers, Jamba's attention) cannot map an index to its copies: such a module is not
 // counted, and the tensor stays priced as quantised.
-u64 excluded_copies(const WeightQuantization& q, const WeightTensor& t, u64 layers, u64 experts) {
+u64 excluded_copies(const WeightQuantization& q, const ModuleRegexes& rx, const WeightTensor& t, u64 layers,
+                    u64 experts) {
   const auto wild = static_cast<u64>(std::count(t.name.begin(), t.name.end(), '*'));
   if (wild == 0 || layers == 0) return 0;
   const bool per_layer = wild == 1 && t.count == layers;
@@ -77,17 +135,40 @@ u64 excluded_copies(const WeightQuantization& q, const WeightTensor& t, u64 laye
     if (idx->size() == 1) whole_layers.insert((*idx)[0]);
     else if (per_expert && (*idx)[1] < experts) one_experts.insert({(*idx)[0], (*idx)[1]});
   }
+  // Regex entries: each copy's own module name.
+  for (u64 l = 0; !rx.empty() && l < layers; ++l) {
+    if (per_layer && rx.match(module_of(t.name, {l}))) whole_layers.insert(l);
+    for (u64 e = 0; per_expert && e < experts; ++e)
+      if (rx.match(module_of(t.name, {l, e}))) one_experts.insert({l, e});
+  }
   u64 skip = checked_mul(whole_layers.size(), per_layer ? 1 : experts, "tensor count");
   for (const auto& [layer, expert] : one_experts)
     if (!whole_layers.count(layer)) skip = checked_add(skip, 1, "tensor count");
   return std::min(skip, t.count);
 }
 
+// A tensor of a vision or audio tower (or its projector). mlx-vlm, which writes MLX checkpoints of
+// multimodal models, never quantises these (mlx_vlm/convert.py `base_quant_predicate` returns
+// false for every path `skip_multimodal_module` names: vision_tower, vision_model, audio_tower,
+// multi_modal_projector, ...); Qwen's HF "model.visual.*" is its "vision_tower.*"
+// (models/qwen3_5/qwen3_5.py sanitize). mlx-community/Qwen3.5-9B-MLX-8bit keeps all 456 M
+// vision parameters in bf16 (tests/test_checkpoints.cpp).
+bool mlx_multimodal(const std::string& tensor) {
+  static constexpr std::array<std::string_view, 11> kTowers{
+      "vision_model", "vision_tower", "vl_connector", "sam_model", "audio_model", "audio_tower",
+      "code_predictor", "img_projector", "multi_modal_projector", "patch_merge_mlp", "model.visual."};
+  return std::any_of(kTowers.begin(), kTowers.end(),
+                     [&tensor](std::string_view t) { return tensor.find(t) != std::string::npos; });
+}
+
 // Does the checkpoint store this tensor in its quantised format? Projection matrices only; the
 // output head, the routers (DeepSeek's gate is a bare parameter; gpt-oss lists its router) and
 // listed modules stay in the model dtype. gpt-oss (mxfp4) quantises only the routed experts.
-bool checkpoint_quantised(const WeightQuantization& q, const WeightTensor& t) {
+bool checkpoint_quantised(const WeightQuantization& q, const ModuleRegexes& rx, const WeightTensor& t, u64 layers,
+                          u64 experts) {
   if (t.kind == WeightKind::vector) return false;
+  if (regex_covers_all(rx, t, layers, experts)) return false;
+  if (q.method == "mlx" && mlx_multimodal(t.name)) return false;
   if (q.quantises_embeddings && !not_converted(q, t.name) &&
       (t.kind == WeightKind::embedding || t.component == WeightComponent::lm_head))
     return true;  // MLX
@@ -225,6 +306,7 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
   if (gguf) ctx = gguf_context(m);
   std::set<std::string> gguf_types;
   bool any_quantised = false;
+  const ModuleRegexes regexes = q && !gguf ? ModuleRegexes(*q) : ModuleRegexes(WeightQuantization{});
 
   for (const auto& t : m.params.tensors) {
     u64 one = 0;  // bytes of one copy
@@ -244,13 +326,13 @@ WeightBytes rule_weight_bytes(const ModelSpec& m, std::optional<Dtype> override_
     } else if (override_dtype) {
       row_dtype = *override_dtype;
       one = plain_bytes(*override_dtype, t);
-    } else if (q && checkpoint_quantised(*q, t)) {
+    } else if (q && checkpoint_quantised(*q, regexes, t, m.num_layers(), m.dims.num_experts)) {
       any_quantised = true;
       row_dtype = q->dtype.value_or(row_dtype);
       one = detail::quantised_matrix_bytes(*q, t.rows, t.cols);
       // Copies a listed module keeps in the model dtype (their layer named); the per-copy
       // figure for `active` becomes the average.
-      if (const u64 skip = excluded_copies(*q, t, m.num_layers(), m.dims.num_experts); skip > 0) {
+      if (const u64 skip = excluded_copies(*q, regexes, t, m.num_layers(), m.dims.num_experts); skip > 0) {
         all_copies = checked_add(checked_mul(one, t.count - skip, "weight bytes"),
                                checked_mul(plain_bytes(base, t), skip, "weight bytes"), "weight bytes");
         one = all_copies / t.count;
