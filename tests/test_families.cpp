@@ -543,4 +543,151 @@ BOOST_AUTO_TEST_CASE(zamba2_shared_attention_on_mamba2_layers) {
                         test::HasMessage({"layers_block_type", "54"}));
 }
 
+// ---- The same two families on real configs (tests/data/hybrid_layers/README.md cites each page;
+// both files are the stored copy of the page, which ends before the file does).
+
+// Falcon-H1-0.5B's architecture (MerlinSafety/HybridIntelligence-0.5B, a Falcon-H1-0.5B
+// derivative: the same fields as FALCON_H1_500M_CONFIG in NVIDIA-NeMo/Megatron-Bridge and the
+// 0.5B row of transformers' Falcon-H1 docs). modeling_falcon_h1.py: FalconH1Attention's k_proj /
+// v_proj are num_key_value_heads x head_dim = 2 x 64; FalconH1Mixer's conv1d runs over
+// mamba_d_ssm + 2 x mamba_n_groups x mamba_d_state = 1,536 + 2 x 128 channels with a
+// mamba_d_conv - 1 = 3 column state, and its SSM state is mamba_n_heads x mamba_d_head x
+// mamba_d_state = 24 x 64 x 128 (vLLM MambaStateShapeCalculator.mamba2_state_shape, kept in
+// bf16). Per layer by hand: K+V 2 x 2 x 64 = 256 elements a token (512 B bf16, 256 B fp8);
+// state (3 x 1,792 + 196,608) x 2 B = 403,968 B.
+BOOST_AUTO_TEST_CASE(falcon_h1_real_config_per_layer_bytes) {
+  const nlohmann::json cfg = test::read_json("tests/data/hybrid_layers/MerlinSafety__HybridIntelligence-0.5B.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "HybridIntelligence-0.5B.json");
+  BOOST_REQUIRE(m.layers.size() == 36u);
+  for (const auto& l : m.layers) {
+    BOOST_TEST((l.mixers == std::vector<LayerCache>{Attention{2, 64, 64}, Mamba2{24, 64, 128, 1, 4}}));
+  }
+  const CacheDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16, Dtype::bf16};
+  const CacheDtypes fp8{Dtype::fp8_e4m3, Dtype::fp8_e4m3, Dtype::bf16, Dtype::bf16};
+  const std::uint64_t state = (3u * 1792u + 196608u) * 2u;
+  BOOST_TEST(state == 403968u);
+  check_layer_bytes(m.layers[0], 512, state);
+  for (const auto& l : m.layers) {
+    BOOST_TEST(layer_bytes(l, 1, bf16).total_bytes() == 404480u);
+    BOOST_TEST(layer_bytes(l, 4096, bf16).total_bytes() == 2501120u);
+    BOOST_TEST(layer_bytes(l, 131072, bf16).total_bytes() == 67512832u);
+    BOOST_TEST(layer_bytes(l, 1, fp8).total_bytes() == 404224u);
+    BOOST_TEST(layer_bytes(l, 4096, fp8).total_bytes() == 1452544u);
+    BOOST_TEST(layer_bytes(l, 131072, fp8).total_bytes() == 33958400u);
+  }
+  BOOST_TEST(cache_size(m, workload(4096)).total_bytes == 36u * 2501120u);
+}
+
+// Zamba2-2.7B-Instruct-v2 (Zyphra's own config; the stored page ends after n_mamba_heads, so
+// num_attention_heads takes Zamba2Config's default 32, which the file's own attention_hidden_size
+// / attention_head_dim = 5,120 / 160 confirms). modeling_zamba2.py: the 9 "hybrid" layers (6, 12,
+// 18, 24, 30, 36, 42, 47, 51 = hybrid_layer_ids) run Zamba2Attention with k_proj / v_proj of
+// num_key_value_heads (= 32) x attention_head_dim (2 x 2,560 / 32 = 160) and keep their K/V
+// (Zamba2HybridDynamicCache); every layer's Zamba2MambaMixer has a conv state of
+// (mamba_d_conv - 1) x (mamba_expand x hidden + 2 x mamba_ngroups x mamba_d_state) = 3 x (5,120 +
+// 128) and an SSM state of n_mamba_heads x mamba_headdim x mamba_d_state = 80 x 64 x 64. Per
+// layer by hand: K+V 2 x 32 x 160 = 10,240 elements a token (20,480 B bf16, 10,240 B fp8);
+// state (3 x 5,248 + 327,680) x 2 B = 686,848 B.
+BOOST_AUTO_TEST_CASE(zamba2_real_config_per_layer_bytes) {
+  const nlohmann::json cfg = test::read_json("tests/data/hybrid_layers/Zyphra__Zamba2-2.7B-Instruct-v2.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "Zamba2-2.7B-Instruct-v2.json");
+  BOOST_REQUIRE(m.layers.size() == 54u);
+  const LayerCache attn = Attention{32, 160, 160};
+  const LayerCache ssm = Mamba2{80, 64, 64, 1, 4};
+  std::vector<std::size_t> hybrid;
+  for (const auto& i : cfg["hybrid_layer_ids"]) hybrid.push_back(i.get<std::size_t>());
+  BOOST_TEST(hybrid.size() == 9u);
+  const std::uint64_t state = (3u * 5248u + 327680u) * 2u;
+  BOOST_TEST(state == 686848u);
+  const CacheDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16, Dtype::bf16};
+  const CacheDtypes fp8{Dtype::fp8_e4m3, Dtype::fp8_e4m3, Dtype::bf16, Dtype::bf16};
+  for (std::size_t i = 0; i < 54; ++i) {
+    const bool h = std::find(hybrid.begin(), hybrid.end(), i) != hybrid.end();
+    BOOST_TEST((m.layers[i].mixers == (h ? std::vector<LayerCache>{attn, ssm} : std::vector<LayerCache>{ssm})), "layer " << i);
+    check_layer_bytes(m.layers[i], h ? 20480 : 0, state);
+    if (h) {
+      BOOST_TEST(layer_bytes(m.layers[i], 1, bf16).total_bytes() == 707328u);
+      BOOST_TEST(layer_bytes(m.layers[i], 4096, bf16).total_bytes() == 84572928u);
+      BOOST_TEST(layer_bytes(m.layers[i], 131072, bf16).total_bytes() == 2685041408u);
+      BOOST_TEST(layer_bytes(m.layers[i], 1, fp8).total_bytes() == 697088u);
+      BOOST_TEST(layer_bytes(m.layers[i], 4096, fp8).total_bytes() == 42629888u);
+      BOOST_TEST(layer_bytes(m.layers[i], 131072, fp8).total_bytes() == 1342864128u);
+    } else {
+      for (std::uint64_t n : {1u, 4096u, 131072u}) BOOST_TEST(layer_bytes(m.layers[i], n, fp8).total_bytes() == 686848u);
+    }
+  }
+  BOOST_TEST(cache_size(m, workload(131072)).total_bytes == 9ull * 2685041408ull + 45ull * 686848ull);
+  // transformers 5 writes the Mamba-2-only layers as "linear_attention": the same layers.
+  auto v5 = cfg;
+  for (auto& t : v5["layers_block_type"])
+    if (t == "mamba") t = "linear_attention";
+  check_same_layers(load_model_from_json(v5.dump(), "zamba2_v5.json"), m);
+  auto bad = cfg;
+  bad["layers_block_type"][3] = "attention";
+  BOOST_CHECK_EXCEPTION(load_model_from_json(bad.dump(), "zamba2.json"), ConfigError,
+                        test::HasMessage({"/layers_block_type/3", "linear_attention", "\"attention\""}));
+}
+
+// Olmo 3 through the general layer_types rule (no family file), on an Olmo-3-7B-shaped real config
+// (tests/data/olmo3/README.md). modeling_olmo3.py: Olmo3Attention's k_proj / v_proj are
+// num_key_value_heads x head_dim = 32 x (4,096 / 32 = 128); a "sliding_attention" layer attends
+// over config.sliding_window = 4,096 tokens, a "full_attention" layer over all. Per layer by
+// hand: K+V 2 x 32 x 128 = 8,192 elements a token (16,384 B bf16, 8,192 B fp8); a sliding layer
+// holds min(N, 4,096) tokens.
+BOOST_AUTO_TEST_CASE(olmo3_layer_types_per_layer_bytes) {
+  const nlohmann::json cfg = test::read_json("tests/data/olmo3/modrill__code-think-o7b-20260908.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "code-think-o7b.json");
+  BOOST_REQUIRE(m.layers.size() == 32u);
+  BOOST_TEST(m.count_kind("full_attention") == 8u);
+  BOOST_TEST(m.count_kind("sliding_attention") == 24u);
+  struct Want {
+    std::uint64_t n, full_bf16, full_fp8, swa_bf16, swa_fp8;
+  };
+  const Want wants[] = {{1, 16384, 8192, 16384, 8192},
+                        {4096, 67108864, 33554432, 67108864, 33554432},
+                        {131072, 2147483648ull, 1073741824, 67108864, 33554432}};
+  for (const auto& w : wants) {
+    const CacheSize b = cache_size(m, workload(w.n, 1, Dtype::bf16)), f = cache_size(m, workload(w.n, 1, Dtype::fp8_e4m3));
+    for (std::size_t i = 0; i < 32; ++i) {
+      const bool full = i % 4 == 3;
+      BOOST_TEST_CONTEXT("layer " << i << ", " << w.n << " tokens") {
+        BOOST_TEST(b.layers[i].kind == (full ? "full_attention" : "sliding_attention"));
+        BOOST_TEST(b.layers[i].bytes == (full ? w.full_bf16 : w.swa_bf16));
+        BOOST_TEST(f.layers[i].bytes == (full ? w.full_fp8 : w.swa_fp8));
+      }
+    }
+    BOOST_TEST(b.total_bytes == 8 * w.full_bf16 + 24 * w.swa_bf16);
+    BOOST_TEST(f.total_bytes == 8 * w.full_fp8 + 24 * w.swa_fp8);
+  }
+  for (std::size_t i = 0; i < 32; ++i)
+    if (i % 4 != 3) BOOST_TEST(span_tokens(test::sliding_attention_of(m.layers[i].cache()).span) == 4096u);
+}
+
+// Ministral 3 (model_type ministral3), on a real Ministral-3-3B-shaped text config
+// (tests/data/ministral3/README.md). modeling_ministral3.py: Ministral3Attention's k_proj / v_proj
+// are num_key_value_heads x head_dim = 8 x 128; sliding_window null: every layer attends over all
+// tokens. Per layer by hand: K+V 2 x 8 x 128 = 2,048 elements a token (4,096 B bf16, 2,048 B fp8).
+BOOST_AUTO_TEST_CASE(ministral3_text_config_per_layer_bytes) {
+  const nlohmann::json cfg = test::read_json("tests/data/ministral3/rootlocalghost__ERNIE-Image__pe.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "ernie-image-pe.json");
+  BOOST_REQUIRE(m.layers.size() == 26u);
+  BOOST_TEST(m.count_kind("full_attention") == 26u);
+  for (const auto& l : m.layers) BOOST_TEST((l.mixers == std::vector<LayerCache>{Attention{8, 128, 128}}));
+  struct Want {
+    std::uint64_t n, bf16, fp8;
+  };
+  for (const Want& w : {Want{1, 4096, 2048}, Want{4096, 16777216, 8388608}, Want{131072, 536870912, 268435456}}) {
+    const CacheSize b = cache_size(m, workload(w.n, 1, Dtype::bf16)), f = cache_size(m, workload(w.n, 1, Dtype::fp8_e4m3));
+    for (std::size_t i = 0; i < 26; ++i) {
+      BOOST_TEST(b.layers[i].bytes == w.bf16, "layer " << i << ", " << w.n << " tokens");
+      BOOST_TEST(f.layers[i].bytes == w.fp8, "layer " << i << ", " << w.n << " tokens");
+    }
+    BOOST_TEST(b.total_bytes == 26 * w.bf16);
+  }
+  // The same text model inside a Mistral 3 wrapper (text_config ministral3): the same layers.
+  const nlohmann::json wrapper = {{"architectures", {"Mistral3ForConditionalGeneration"}}, {"model_type", "mistral3"},
+                                  {"text_config", cfg}};
+  check_same_layers(load_model_from_json(wrapper.dump(), "mistral3.json"), m);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -486,4 +486,80 @@ BOOST_AUTO_TEST_CASE(an_uncounted_encoder_leaves_the_weights_unknown) {
   BOOST_TEST(load_model("meta-llama/Llama-4-Scout-17B-16E-Instruct").params.unknown_reason.empty());
 }
 
+// ---- MoE families with their own weight rule (issue 12 item 5), on real configs
+// (tests/data/weights/README.md cites each file and figure).
+
+namespace {
+kvplan::ModelSpec weights_config(const std::string& file) {
+  const auto j = kvplan::test::read_json("tests/data/weights/" + file);
+  return kvplan::load_model_from_json(j.dump(), file);
+}
+// The published figure is the count rounded to the digits it shows: |got - published| is at most
+// half a unit of its last digit (`unit`: 0.1e9 for "6.9B", 100e6 for "400M").
+bool rounds_to(u64 got, double published, double unit) {
+  BOOST_TEST_MESSAGE("got " << got << " vs published " << published << " (unit " << unit << ")");
+  return std::fabs(static_cast<double>(got) - published) <= unit / 2;
+}
+}  // namespace
+
+// OLMoE-1B-7B-0924 (allenai): modeling_olmoe.py, every tensor of a layer: q_proj, k_proj, v_proj,
+// o_proj 2,048 x 2,048 each (16 heads = 16 KV heads of 128, attention_bias false); q_norm 2,048
+// (hidden_size) and k_norm 2,048 ((2,048 / 16) x 16); router gate 64 x 2,048; 64 experts of
+// gate_proj, up_proj 1,024 x 2,048 and down_proj 2,048 x 1,024; input_layernorm and
+// post_attention_layernorm 2,048 each. Then model.norm 2,048, embed_tokens and the untied lm_head
+// 50,304 x 2,048 each. Active: 8 of the 64 experts. Published: 6.9B total, 1.3B active (OLMoE
+// paper, arXiv:2409.02060).
+BOOST_AUTO_TEST_CASE(olmoe_counts_every_tensor) {
+  constexpr u64 h = 2048, e = 64, k = 8, i = 1024, v = 50304, layers = 16;
+  constexpr u64 shared = 4 * h * h + 2 * h + e * h + 2 * h;  // attention + q/k norms + router + 2 norms
+  constexpr u64 expert = 3 * i * h;
+  constexpr u64 total = layers * (shared + e * expert) + h + 2 * v * h;
+  constexpr u64 active = layers * (shared + k * expert) + h + 2 * v * h;
+  static_assert(total == 6'919'161'856 && active == 1'282'017'280);
+  const auto p = weights_config("allenai__OLMoE-1B-7B-0924.json").params;
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.active == active);
+  BOOST_TEST(p.moe_routed == layers * e * expert);
+  BOOST_TEST(p.moe_router == layers * e * h);
+  BOOST_TEST(p.lm_head == v * h);
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(rounds_to(p.total, 6.9e9, 0.1e9));
+  BOOST_TEST(rounds_to(p.active, 1.3e9, 0.1e9));
+}
+
+// Granite 3.0 MoE (ibm-granite/granite-3.0-1b-a400m-base and -3b-a800m-base): modeling_granitemoe.py,
+// every tensor of a layer: q_proj and o_proj h x h, k_proj and v_proj 512 x h (8 KV heads of 64),
+// no biases; block_sparse_moe.router.layer E x h; input_linear E x (2 x 512) x h and
+// output_linear E x h x 512; input_layernorm and post_attention_layernorm h each. Then model.norm
+// h and the tied embedding 49,152 x h. Active: 8 experts. The model cards' table gives
+// "# Parameters" 1.3B / 3.3B and "# Active Parameters" 400M / 800M; the active figures match the
+// count without the embedding (378,323,968 and 807,372,288; with it 428,655,616 and 882,869,760).
+BOOST_AUTO_TEST_CASE(granitemoe_counts_every_tensor) {
+  struct Case {
+    const char* file;
+    u64 h, e, layers;
+    double published_total, total_unit, published_active, active_unit;
+  };
+  const Case cases[] = {{"ibm-granite__granite-3.0-1b-a400m-base.json", 1024, 32, 24, 1.3e9, 0.1e9, 400e6, 100e6},
+                        {"ibm-granite__granite-3.0-3b-a800m-base.json", 1536, 40, 32, 3.3e9, 0.1e9, 800e6, 100e6}};
+  constexpr u64 i = 512, k = 8, v = 49152, kv_width = 8 * 64;
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.file) {
+      const u64 shared = 2 * c.h * c.h + 2 * kv_width * c.h + c.e * c.h + 2 * c.h;
+      const u64 expert = 2 * i * c.h + c.h * i;
+      const u64 total = c.layers * (shared + c.e * expert) + c.h + v * c.h;
+      const u64 active = c.layers * (shared + k * expert) + c.h + v * c.h;
+      const auto p = weights_config(c.file).params;
+      BOOST_TEST(p.total == total);
+      BOOST_TEST(p.active == active);
+      BOOST_TEST(p.lm_head == 0u);  // tied
+      BOOST_TEST(p.embedding == v * c.h);
+      BOOST_TEST(rounds_to(p.total, c.published_total, c.total_unit));
+      BOOST_TEST(rounds_to(p.active - p.embedding, c.published_active, c.active_unit));
+    }
+  }
+  BOOST_TEST(weights_config("ibm-granite__granite-3.0-1b-a400m-base.json").params.total == 1'334'625'280u);
+  BOOST_TEST(weights_config("ibm-granite__granite-3.0-3b-a800m-base.json").params.total == 3'298'788'864u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,7 +13,7 @@ std::uint64_t kv_all_heads(const LoadCtx&, std::uint64_t heads) { return heads; 
 
 std::vector<Family> plain_decoders() {
   return {Family{.name = "plain attention",
-                 .model_types = {"olmo", "olmo2", "olmoe", "granite", "granitemoe", "internlm2", "stablelm", "exaone",
+                 .model_types = {"olmo", "olmo2", "granite", "internlm2", "stablelm", "exaone",
                                  "glm", "glm4", "glm4_moe", "deepseek", "qwen", "baichuan", "mpt"},
                  .map_layers = map_plain_attention},
           Family{.name = "gptj", .model_types = {"gptj"}, .map_layers = map_plain_attention, .kv_heads = kv_all_heads},

@@ -3,10 +3,13 @@
 // attention + MLP, then the Mamba-2 layer), whose attention keeps its own K/V per hybrid layer
 // (Zamba2HybridDynamicCache; vLLM zamba2.py). Shapes as Zamba2Config computes them
 // (configuration_zamba2.py): attention over 2 x hidden_size, attention_head_dim
-// = 2 x hidden_size / num_attention_heads, num_key_value_heads (default: the head count);
+// = 2 x hidden_size / num_attention_heads (whatever attention_head_dim the file holds: __post_init__
+// recomputes it), num_attention_heads (class default 32), num_key_value_heads (default: the head count),
+// num_hidden_layers (class default 54);
 // Mamba-2 of n_mamba_heads heads of mamba_headdim = mamba_expand x hidden_size / n_mamba_heads,
 // mamba_ngroups groups, mamba_d_state, mamba_d_conv. Without layers_block_type the class default
-// pattern applies, which is defined for its 54 layers only.
+// pattern applies, which is defined for its 54 layers only. transformers 5 names the Mamba-2-only
+// layers "linear_attention" (remap_legacy_layer_types maps the older "mamba" to it); both are read.
 #include "kvplan/checked.h"
 #include "model/mapping.h"
 
@@ -44,8 +47,13 @@ std::vector<std::string> block_types(const LoadCtx& x, u64 n) {
 
 void map_zamba2(const LoadCtx& x) {
   const auto& c = x.cfg;
-  const u64 n = num_layers(c);
-  const u64 hidden = hidden_size(c), heads = attention_heads(c);
+  const std::optional<u64> given_layers = c.uint("num_hidden_layers");
+  if (!given_layers) x.note("zamba2: num_hidden_layers absent; Zamba2Config's default 54 used");
+  const u64 n = given_layers.value_or(54);
+  const u64 hidden = hidden_size(c);
+  const std::optional<u64> given_heads = c.uint("num_attention_heads");
+  if (!given_heads) x.note("zamba2: num_attention_heads absent; Zamba2Config's default 32 used");
+  const u64 heads = given_heads.value_or(32);
   const u64 attn_width = checked_mul(2, hidden, "Zamba2 attention width");
   if (attn_width % heads != 0)
     c.fail_at(c.pointer("num_attention_heads"), "a head count dividing 2 x hidden_size (" + std::to_string(attn_width) + ")",
@@ -70,9 +78,9 @@ void map_zamba2(const LoadCtx& x) {
   const LayerCache attn = build::full_attention(kv, head_dim, head_dim);
   const std::vector<std::string> types = block_types(x, n);
   for (u64 i = 0; i < n; ++i) {
-    if (types[i] == "mamba") x.add(i, ssm);
+    if (types[i] == "mamba" || types[i] == "linear_attention") x.add(i, ssm);
     else if (types[i] == "hybrid") x.add_mixers(i, {attn, ssm});
-    else c.fail_at(c.pointer("layers_block_type") + "/" + std::to_string(i), "\"mamba\" or \"hybrid\"", "\"" + types[i] + "\"");
+    else c.fail_at(c.pointer("layers_block_type") + "/" + std::to_string(i), "\"mamba\" (or \"linear_attention\") or \"hybrid\"", "\"" + types[i] + "\"");
   }
 }
 
