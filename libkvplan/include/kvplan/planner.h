@@ -59,7 +59,8 @@ struct PlanInput {
   double prefill_efficiency = 0.5;       // fraction of peak FLOPs prefill achieves (TTFT)
   std::vector<Dtype> kv_dtypes;          // KV dtypes the engine offers (EnginePreset); empty: any
   // `context` was not given: the default (4,096) applies. Reported (plan's JSON "context_default",
-  // "(default)" in its text); set by the request parser (kvplan/request.h).
+  // "(default)" in its text); set by the request parser (kvplan/request.h). A caller that sets
+  // `context` itself after parsing clears it (a sweep's grid does not report it).
   bool context_default = false;
 };
 
