@@ -214,9 +214,11 @@ void bind_sizes(pyb::module_& m) {
     auto j = to_json(cache_size(pm.get(), workload(tokens, batch, kv_dtype, k_dtype, v_dtype, state_dtype, tp)));
     j["assumptions"] = pm.get().assumptions;
     return to_python(j);
-  }, "model"_a, KVPLAN_WORKLOAD_ARGS,
+  }, "model"_a, pyb::kw_only(), "tokens"_a = pyb::none(), "batch"_a = 1, "kv_dtype"_a = pyb::none(),
+     "k_dtype"_a = pyb::none(), "v_dtype"_a = pyb::none(), "state_dtype"_a = pyb::none(), "tp"_a = 1,
      "Exact cache bytes held by `batch` sequences of `tokens` tokens, layer by layer: the same object as\n"
-     "`kvplan size --json` (total_bytes = kv_bytes + state_bytes, bytes_per_token, layers[...]).");
+     "`kvplan size --json` (total_bytes = kv_bytes + state_bytes, bytes_per_token, layers[...]).\n"
+     "tokens None = not given: the default context, 4,096 tokens (context_default is True).");
   m.def("generation", [](pyb::handle model, pyb::handle prompt, pyb::handle steps, pyb::handle batch, pyb::handle kv_dtype,
                          pyb::handle k_dtype, pyb::handle v_dtype, pyb::handle state_dtype, pyb::handle tp) {
     const PyModel pm = load_any(model, pyb::none());

@@ -7,7 +7,7 @@ namespace kvplan::cli {
 namespace {
 struct PlanCliOptions {
   PlanOptions plan;
-  std::string context = "4096";
+  std::string context;  // "" = not given: the library's default (4,096), reported as such
   std::string concurrency = "1";
   bool json = false;
   bool require_fit = false;
@@ -18,13 +18,15 @@ static void register_plan(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<PlanCliOptions>();
   auto* cmd = app.add_subcommand("plan", "what fits on which GPUs, capacity, min GPUs and roofline decode speed");
   opt->plan.add(*cmd);
-  add_field(*cmd, "plan", "context", opt->context, "-n")->capture_default_str();
+  add_field(*cmd, "plan", "context", opt->context, "-n")->default_str(std::string(request_field("plan", "context").default_value));
   add_field(*cmd, "plan", "concurrency", opt->concurrency, "-c")->capture_default_str();
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->add_flag("--require-fit", opt->require_fit, "exit 1 when the plan does not fit");
   cmd->callback([&run, opt] {
     run = [opt] {
-      const PlanInput in = opt->plan.input({{"context", opt->context}, {"concurrency", opt->concurrency}});
+      nlohmann::json extra = {{"concurrency", opt->concurrency}};
+      if (!opt->context.empty()) extra["context"] = opt->context;
+      const PlanInput in = opt->plan.input(extra);
       const ModelSpec m = opt->plan.model.load();
       const Plan p = plan(m, in);
       if (opt->json) {

@@ -11,7 +11,7 @@ def _model(model):
     return model if isinstance(model, _core.Model) else _core.load(model)
 
 
-def plan(model, gpu="H100", *, gpus=None, tp=None, pp=1, dp=1, pp_layers=None, context=4096,
+def plan(model, gpu="H100", *, gpus=None, tp=None, pp=1, dp=1, pp_layers=None, context=None,
          concurrency=1, kv_dtype=None, k_dtype=None, v_dtype=None, state_dtype=None,
          weight_dtype=None, weights=None, engine="none", utilization=None, reserved=None,
          runtime_overhead=None, prefill_chunk=None, block_tokens=None, shared_prefix=0,
@@ -29,7 +29,8 @@ def plan(model, gpu="H100", *, gpus=None, tp=None, pp=1, dp=1, pp_layers=None, c
     model      kvplan.Model, bundled name, path, config dict or JSON text
     gpu        catalog name ("H100", "MI300X"; see kvplan.gpus()) or a dict with the catalog's keys
     gpus, tp, pp, dp   parallelism (gpus = tp x pp x dp; give gpus, tp or both)
-    context, concurrency   tokens per sequence and sequences in flight (ints or "32k")
+    context, concurrency   tokens per sequence and sequences in flight (ints or "32k"); context
+               None = not given: the default, 4,096 tokens (the result's context_default is True)
     kv_dtype / k_dtype / v_dtype / state_dtype / weight_dtype   dtype names; None = the model's
                (weight_dtype also takes a preset: "awq", "gptq", "nf4", "w8a8", "fp8", "mxfp4",
                "Q4_K_M", "Q8_0", ...; docs/formulas.md "--weight-dtype presets")

@@ -58,6 +58,10 @@ struct PlanInput {
   double offload_bytes_per_s = 0;        // host<->GPU link per GPU (reads of spilled cache)
   double prefill_efficiency = 0.5;       // fraction of peak FLOPs prefill achieves (TTFT)
   std::vector<Dtype> kv_dtypes;          // KV dtypes the engine offers (EnginePreset); empty: any
+  // `context` was not given: the default (4,096) applies. Reported (plan's JSON "context_default",
+  // "(default)" in its text); set by the request parser (kvplan/request.h). A caller that sets
+  // `context` itself after parsing clears it (a sweep's grid does not report it).
+  bool context_default = false;
 };
 
 struct PerGpu {
@@ -77,6 +81,7 @@ struct Plan {
   bool fits = false;
   std::uint64_t gpus = 0, tp = 0, pp = 0, dp = 0;
   std::uint64_t context = 0, concurrency = 0, shared_prefix_tokens = 0;
+  bool context_default = false;  // PlanInput::context_default: the context is the default 4,096
   CacheDtypes dtypes;
   std::vector<std::uint64_t> pp_layers;
   std::uint64_t busiest_stage = 0;

@@ -18,6 +18,9 @@ struct Workload {
   std::optional<Dtype> v_dtype;
   std::optional<Dtype> state_dtype; // overrides conv and ssm state dtypes
   std::uint64_t tp = 1;
+  // `tokens` was not given: the default context (4,096) applies. Reported (size's JSON
+  // "context_default", "(default)" in its text), never a different rule; set by the request parser.
+  bool context_default = false;
 };
 
 // The dtypes a workload resolves to for a model ("auto" and config-named state dtypes).

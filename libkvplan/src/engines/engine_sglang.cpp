@@ -38,6 +38,9 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
   const std::uint64_t attn_tp = o.enable_dp_attention ? std::max<std::uint64_t>(1, o.tp_size / o.dp_size) : o.tp_size;
   r.context_length = o.context_length ? o.context_length : m.dims.max_position_embeddings;
   if (r.context_length == 0) throw InputError::value("--context-length", "0", "a positive length");
+  if (!o.context_length)  // the engine's own default length, stated (docs/cli.md "Default length")
+    r.notes.push_back("--context-length not given: the config's maximum length, " + format_count(r.context_length, "token") +
+                      " (SGLang's default)");
   const Dtype kvd = sglang_kv_dtype(m, o.kv_cache_dtype);
   const std::uint64_t e = row_bytes(kvd, 1);
   const bool has_mla = m.has_kind("mla");

@@ -38,6 +38,9 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
   const Dtype kvd = trt_kv_dtype(m, o.kv_cache_dtype);
   r.max_seq_len = o.max_seq_len ? o.max_seq_len : m.dims.max_position_embeddings;
   if (r.max_seq_len == 0) throw InputError::value("--max_seq_len", "0", "a positive length");
+  if (!o.max_seq_len)  // the engine's own default length, stated (docs/cli.md "Default length")
+    r.notes.push_back("max_seq_len not given: the config's maximum length, " + format_count(r.max_seq_len, "token") +
+                      " (TensorRT-LLM's default)");
   const std::uint64_t tpb = o.tokens_per_block;
 
   // Attention layers on the largest PP stage, in order, with their per-token bytes.

@@ -132,6 +132,8 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   c.T = o.max_num_batched_tokens;
   c.spec_tokens = o.num_speculative_tokens;
   r.max_model_len = c.M;
+  if (!o.max_model_len)  // the engine's own default length, stated (docs/cli.md "Default length")
+    r.notes.push_back("--max-model-len not given: the config's maximum length, " + format_count(c.M, "token") + " (vLLM's default)");
 
   const bool has_mla = m.has_kind("mla");
   bool sparse = false;

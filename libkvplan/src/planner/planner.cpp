@@ -516,6 +516,7 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   p.dp = shape.dp;
   p.pp_layers = shape.split;
   p.context = in.context;
+  p.context_default = in.context_default;
   p.concurrency = in.concurrency;
   p.shared_prefix_tokens = in.shared_prefix_tokens;
   p.dtypes = dtypes_of(m, in);

@@ -118,6 +118,7 @@ PlanInput plan_input_from_request(const nlohmann::json& request, FieldNaming nam
   in.pp_layers = r.get_list("pp_layers");
   in.dp = r.get_uint("dp").value_or(in.dp);
   in.context = r.get_uint("context").value_or(in.context);
+  in.context_default = !r.given("context");
   in.concurrency = r.get_uint("concurrency").value_or(in.concurrency);
   read_dtypes(r, in);
   if (const auto w = r.get_text("weight_dtype"); w && *w != "auto") in.weight_dtype = parse_weight_format(*w, r.label("weight_dtype"));
@@ -139,6 +140,7 @@ Workload workload_from_request(const nlohmann::json& request, FieldNaming naming
   const Reader r(request, size_request_fields(), naming, "size request");
   Workload w;
   w.tokens = r.get_uint("tokens").value_or(w.tokens);
+  w.context_default = !r.given("tokens");
   w.batch = r.get_uint("batch").value_or(w.batch);
   w.tp = r.get_uint("tp").value_or(w.tp);
   read_dtypes(r, w);

@@ -75,6 +75,7 @@ json to_json(const Plan& p) {
   j["pp_layers"] = p.pp_layers;
   j["busiest_stage"] = p.busiest_stage;
   j["context"] = p.context;
+  j["context_default"] = p.context_default;
   j["concurrency"] = p.concurrency;
   j["shared_prefix_tokens"] = p.shared_prefix_tokens;
   j["k_dtype"] = std::string(name(p.dtypes.k));
@@ -184,6 +185,7 @@ std::string format_plan_text(const Plan& p) {
     line("pipeline layers", split + " (busiest stage " + std::to_string(p.busiest_stage) + ")");
   }
   line("load", format_count(p.concurrency, "sequence") + " x " + format_count(p.context, "token") +
+                   (p.context_default ? " (default)" : "") +
                    (p.shared_prefix_tokens ? " (" + format_count(p.shared_prefix_tokens) + " shared prefix)" : "") +
                    ", KV " + std::string(name(p.dtypes.k)) +
                    (p.dtypes.k == p.dtypes.v ? std::string() : std::string("/").append(name(p.dtypes.v))));

@@ -149,6 +149,7 @@ nlohmann::json to_json(const CacheSize& s) {
   nlohmann::json j;
   j["model"] = s.model;
   j["tokens"] = s.workload.tokens;
+  j["context_default"] = s.workload.context_default;
   j["batch"] = s.workload.batch;
   j["tp"] = s.workload.tp;
   j["k_dtype"] = std::string(name(s.dtypes.k));
@@ -207,6 +208,7 @@ std::string format_size_text(const CacheSize& s) {
   std::string out;
   out += "model        " + s.model + "\n";
   out += "workload     " + format_count(s.workload.batch, "sequence") + " x " + format_count(s.workload.tokens, "token");
+  if (s.workload.context_default) out += " (default)";
   if (s.workload.tp > 1) out += ", per rank of TP " + std::to_string(s.workload.tp);
   out += "\n";
   out += "dtypes       K " + std::string(name(s.dtypes.k)) + ", V " + std::string(name(s.dtypes.v));
