@@ -562,4 +562,37 @@ BOOST_AUTO_TEST_CASE(granitemoe_counts_every_tensor) {
   BOOST_TEST(weights_config("ibm-granite__granite-3.0-3b-a800m-base.json").params.total == 3'298'788'864u);
 }
 
+// Phi-3.5-MoE-instruct (microsoft; config vendored by sgl-project/ome): modular_phimoe.py, every
+// tensor of a layer: q_proj and o_proj 4,096 x 4,096, k_proj and v_proj 1,024 x 4,096 (8 KV heads
+// of 128), each with a bias (attention_bias true); the router 16 x 4,096 (no bias); 16 experts of
+// w1, w3 6,400 x 4,096 and w2 4,096 x 6,400; input_layernorm and post_attention_layernorm are
+// LayerNorms, weight and bias of 4,096 each. Then model.norm (weight + bias), embed_tokens and the
+// untied lm_head 32,064 x 4,096, the head with a bias of 32,064 (lm_head_bias true). Active: 2 of
+// the 16 experts. Published: "41.9B params" (the Hugging Face model page, quoted in
+// xinyuwei-david/david-share) and "6.6B active parameters" (the model card, as Azure/azureml-assets
+// phi-3.5-moe-128k-instruct/description.md carries it).
+BOOST_AUTO_TEST_CASE(phimoe_counts_every_tensor) {
+  constexpr u64 h = 4096, kv_width = 8 * 128, e = 16, k = 2, i = 6400, v = 32064, layers = 32;
+  constexpr u64 attention = 2 * (h * h + h) + 2 * (kv_width * h + kv_width);
+  constexpr u64 norms = 2 * 2 * h;
+  constexpr u64 shared = attention + e * h + norms;  // + the router
+  constexpr u64 expert = 3 * i * h;
+  constexpr u64 outside = 2 * h + v * h + (v * h + v);  // final LayerNorm, embedding, head + bias
+  constexpr u64 total = layers * (shared + e * expert) + outside;
+  constexpr u64 active = layers * (shared + k * expert) + outside;
+  static_assert(total == 41'873'153'344 && active == 6'640'999'744);
+  const auto p = weights_config("microsoft__Phi-3.5-MoE-instruct.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.active == active);
+  BOOST_TEST(p.attention == layers * attention);
+  BOOST_TEST(p.moe_router == layers * e * h);
+  BOOST_TEST(p.moe_routed == layers * e * expert);
+  BOOST_TEST(p.norms == layers * norms + 2 * h);
+  BOOST_TEST(p.embedding == v * h);
+  BOOST_TEST(p.lm_head == v * h + v);
+  BOOST_TEST(rounds_to(p.total, 41.9e9, 0.1e9));
+  BOOST_TEST(rounds_to(p.active, 6.6e9, 0.1e9));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
