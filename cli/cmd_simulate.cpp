@@ -92,7 +92,7 @@ bool is_launcher(const std::string& s) {
 int run_simulate(SimulateCliOptions o) {
   if (o.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
   if (parse_engine(o.engine) != EngineKind::vllm)
-    throw InputError::value("--engine", o.engine, "vllm (only vLLM's scheduler is simulated so far)");
+    throw InputError::value("--engine", o.engine, "vllm (the only engine whose scheduler is simulated so far)");
   if (o.trace.empty() == o.workload.empty()) throw InputError::value("workload", "", "exactly one of --trace FILE or --workload SPEC");
   std::vector<std::string> argv;
   for (const auto& part : o.positional)

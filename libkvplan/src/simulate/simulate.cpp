@@ -33,27 +33,37 @@ namespace kvplan {
 using detail::Simulator;
 using detail::Source;
 
-SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests) {
-  for (const auto& q : requests)
-    if (!(q.arrival_s >= 0) || !std::isfinite(q.arrival_s))
-      throw InputError::value("request arrival_s", std::to_string(q.arrival_s), "a non-negative number of seconds");
-  std::stable_sort(requests.begin(), requests.end(), [](const SimRequest& a, const SimRequest& b) { return a.arrival_s < b.arrival_s; });
+namespace {
+// The engines whose scheduler the simulator runs; the others are refused by name.
+void require_simulated(EngineKind e) {
+  if (e == EngineKind::vllm) return;
+  throw InputError::value("--engine", std::string(engine_name(e)),
+                          "vllm (the only engine whose scheduler is simulated so far)");
+}
+
+SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
+  require_simulated(o.engine_kind);
   Simulator s(m, gpu, o);
-  Source src(std::move(requests));
+  s.last_turn_ = last_turn;
   SimResult r = s.run(src);
   r.model = m.name;
   r.gpu = gpu.name;
   return r;
 }
+}  // namespace
+
+SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests) {
+  for (const auto& q : requests)
+    if (!(q.arrival_s >= 0) || !std::isfinite(q.arrival_s))
+      throw InputError::value("request arrival_s", std::to_string(q.arrival_s), "a non-negative number of seconds");
+  std::stable_sort(requests.begin(), requests.end(), [](const SimRequest& a, const SimRequest& b) { return a.arrival_s < b.arrival_s; });
+  Source src(std::move(requests));
+  return run_engine(m, gpu, o, src, 0);
+}
 
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w) {
-  Simulator s(m, gpu, o);
-  if (w.turns > 1) s.last_turn_ = w.turns;
   Source src(w);
-  SimResult r = s.run(src);
-  r.model = m.name;
-  r.gpu = gpu.name;
-  return r;
+  return run_engine(m, gpu, o, src, w.turns > 1 ? w.turns : 0);
 }
 
 }  // namespace kvplan
