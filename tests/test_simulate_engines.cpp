@@ -6,6 +6,7 @@
 #include "helpers.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
+#include "simulate/sglang_sim.h"
 
 using namespace kvplan;
 using kvplan::test::HasMessage;
@@ -18,6 +19,30 @@ StepTimeModel unit_steps() {  // every step takes 1 s: times count steps
   return t;
 }
 const Accelerator& h100() { return find_accelerator("H100"); }
+
+using Tokens = std::vector<std::uint64_t>;
+detail::RadixCache::Match match(detail::RadixCache& c, const Tokens& t) { return c.match_prefix(t.data(), t.size()); }
+std::uint64_t insert(detail::RadixCache& c, const Tokens& t) { return c.insert(t.data(), t.size()); }
+
+// SGLang on an 80 GB GPU (chunked_prefill_size 8192) with `kv` bytes of KV memory, Llama-3.1-8B.
+SimOptions sglang_options(std::uint64_t context, std::uint64_t kv = 40ull * GiB) {
+  SimOptions o;
+  o.engine_kind = EngineKind::sglang;
+  o.sglang.context_length = context;
+  o.sglang.gpu_memory_bytes = 80ull * GiB;
+  o.sglang.rest_bytes = kv;
+  o.step_time = unit_steps();
+  return o;
+}
+SimRequest request(std::uint64_t prompt, std::uint64_t output, double at = 0, std::uint64_t prefix = 0, std::uint64_t shared = 0) {
+  SimRequest r;
+  r.arrival_s = at;
+  r.prompt_tokens = prompt;
+  r.output_tokens = output;
+  r.prefix_id = prefix;
+  r.prefix_tokens = shared;
+  return r;
+}
 }  // namespace sim_engines_test
 namespace E = sim_engines_test;
 
@@ -34,6 +59,202 @@ BOOST_AUTO_TEST_CASE(unmodelled_engine_is_refused) {
   q.output_tokens = 1;
   BOOST_CHECK_EXCEPTION(kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>{q}), InputError,
                         HasMessage({"--engine", "trtllm"}));
+}
+
+// ---- SGLang's RadixCache: scenarios of sgl-project/sglang test/srt/test_radix_cache_unit.py@0db5a8be
+// (TestRadixCache), with the token ids and expected sizes as written there.
+
+// test_insert_and_match_basic: insert [1,2,3] -> no existing prefix, 3 tokens, all evictable;
+// match [1,2,3] -> 3, match [1,2] -> 2. Disabled: insert returns 0 and the tree stays empty.
+BOOST_AUTO_TEST_CASE(sglang_test_insert_and_match_basic) {
+  for (bool disable : {false, true}) {
+    BOOST_TEST_CONTEXT("disable " << disable) {
+      detail::RadixCache c(1, disable);
+      BOOST_TEST(E::insert(c, {1, 2, 3}) == 0u);
+      if (disable) {
+        BOOST_TEST(c.total_size() == 0u);
+        BOOST_TEST(E::match(c, {1, 2, 3}).length == 0u);
+        continue;
+      }
+      BOOST_TEST(c.total_size() == 3u);
+      BOOST_TEST(c.evictable_size() == 3u);
+      BOOST_TEST(E::match(c, {1, 2, 3}).length == 3u);
+      BOOST_TEST(E::match(c, {1, 2}).length == 2u);
+    }
+  }
+}
+
+// test_total_size: [1,2,3] then [4,5]: 3, then 5.
+BOOST_AUTO_TEST_CASE(sglang_test_total_size) {
+  detail::RadixCache c(1, false);
+  BOOST_TEST(c.total_size() == 0u);
+  E::insert(c, {1, 2, 3});
+  BOOST_TEST(c.total_size() == 3u);
+  E::insert(c, {4, 5});
+  BOOST_TEST(c.total_size() == 5u);
+}
+
+// test_lock_ref_operations: locking the node of [1,2,3] moves 3 tokens from evictable to
+// protected; unlocking moves them back.
+BOOST_AUTO_TEST_CASE(sglang_test_lock_ref_operations) {
+  detail::RadixCache c(1, false);
+  E::insert(c, {1, 2, 3});
+  const auto node = E::match(c, {1, 2, 3}).node;
+  const std::uint64_t ev = c.evictable_size(), pr = c.protected_size();
+  c.inc_lock_ref(node);
+  BOOST_TEST(c.protected_size() == pr + 3);
+  BOOST_TEST(c.evictable_size() == ev - 3);
+  c.dec_lock_ref(node);
+  BOOST_TEST(c.protected_size() == pr);
+  BOOST_TEST(c.evictable_size() == ev);
+}
+
+// test_evict_functionality: [1,2] and [3,4] inserted, evict(2) frees tokens (the allocator's
+// free is called) and shrinks the tree. Exactly: the least recently used leaf, [1,2], goes.
+BOOST_AUTO_TEST_CASE(sglang_test_evict_functionality) {
+  std::uint64_t freed = 0;
+  detail::RadixCache c(1, false, [&](std::uint64_t t) { freed += t; });
+  E::insert(c, {1, 2});
+  E::insert(c, {3, 4});
+  const std::uint64_t before = c.total_size();
+  c.evict(2);
+  BOOST_TEST(freed == 2u);
+  BOOST_TEST(c.total_size() < before);
+  BOOST_TEST(E::match(c, {1, 2}).length == 0u);
+  BOOST_TEST(E::match(c, {3, 4}).length == 2u);
+  // A locked leaf is skipped: [3,4] locked, evict(2) frees nothing.
+  c.inc_lock_ref(E::match(c, {3, 4}).node);
+  BOOST_TEST(c.evict(2) == 0u);
+}
+
+// test_page_alignment_boundary: (page_size, length) (1, 5), (2, 5), (4, 6): the match of the
+// inserted tokens is page-aligned (match_prefix truncates the query to whole pages: 5, 4, 4).
+BOOST_AUTO_TEST_CASE(sglang_test_page_alignment_boundary) {
+  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> cases = {{1, 5, 5}, {2, 5, 4}, {4, 6, 4}};
+  for (auto [page, n, want] : cases) {
+    BOOST_TEST_CONTEXT("page " << page << ", " << n << " tokens") {
+      detail::RadixCache c(page, false);
+      E::Tokens t;
+      for (std::uint64_t i = 0; i < n; ++i) t.push_back(i);
+      E::insert(c, t);
+      const std::uint64_t got = E::match(c, t).length;
+      BOOST_TEST(got > 0u);
+      BOOST_TEST(got % page == 0u);
+      BOOST_TEST(got == want);
+    }
+  }
+}
+
+// radix_cache.py _insert_helper: insert returns the length already in the tree; a partial match
+// splits the node, so both branches match afterwards.
+BOOST_AUTO_TEST_CASE(sglang_insert_returns_the_present_prefix) {
+  detail::RadixCache c(1, false);
+  BOOST_TEST(E::insert(c, {1, 2, 3}) == 0u);
+  BOOST_TEST(E::insert(c, {1, 2, 4, 5}) == 2u);
+  BOOST_TEST(c.total_size() == 5u);
+  BOOST_TEST(E::match(c, {1, 2, 3, 9}).length == 3u);
+  BOOST_TEST(E::match(c, {1, 2, 4, 5}).length == 4u);
+  BOOST_TEST(E::insert(c, {1, 2, 4, 5}) == 4u);
+  BOOST_TEST(c.total_size() == 5u);
+}
+
+// ---- SGLang's scheduler over the radix cache ----
+
+// Consistency with `kvplan engine sglang`: 40 identical requests arriving together reach exactly
+// its max_concurrency when --max-running-requests binds (16 < 327,680 tokens / 4,096).
+BOOST_AUTO_TEST_CASE(sglang_max_running_requests_is_the_concurrency) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::sglang_options(4096);
+  o.sglang.max_running_requests = 16;
+  const SglangResult prof = sglang_profile(m, o.sglang);
+  BOOST_TEST(prof.max_concurrency == 16.0);
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(40, E::request(1000, 100)));
+  BOOST_TEST(r.engine == "sglang");
+  BOOST_TEST(r.peak_running == 16u);
+  BOOST_TEST(r.finished == 40u);
+  BOOST_TEST(r.preemptions == 0u);
+  BOOST_TEST(r.num_blocks == prof.max_total_num_tokens);
+  BOOST_TEST(r.block_size == 1u);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks);
+}
+
+// Consistency when the token pool binds: a pool of exactly 10 x context_length tokens and
+// requests of the longest length SGLang accepts (context_length - 1 = 1,000 + 3,095 tokens).
+// With the new-token ratio at 1 (--schedule-conservativeness 1.5: min(0.7 x 1.5, 1)), PrefillAdder
+// admits 8 in the first batch (chunk 8,192: the 9th is chunked after 192 tokens), then, against
+// rem_total = 32,768 free - 8 x 3,094 - (808 + 3,095) = 4,113 > 4,095, the 10th and no more: 10
+// running = the profile's 40,960 / 4,096. The 11th waits for the first finishes.
+BOOST_AUTO_TEST_CASE(sglang_identical_requests_reach_the_engine_concurrency) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::sglang_options(4096);
+  o.sglang.max_total_tokens = 10 * 4096;
+  o.sglang_scheduler.schedule_conservativeness = 1.5;
+  const SglangResult prof = sglang_profile(m, o.sglang);
+  BOOST_TEST(prof.max_total_num_tokens == 40960u);
+  BOOST_TEST(prof.max_concurrency == 10.0);
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(11, E::request(1000, 3095)));
+  BOOST_TEST(r.rejected == 0u);
+  BOOST_TEST(r.peak_running == 10u);
+  BOOST_TEST(r.preemptions == 0u);
+  BOOST_TEST(r.finished == 11u);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks);
+  // One token more is refused: prompt + max_new_tokens = context_length.
+  const SimResult too_long = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>{E::request(1000, 3096)});
+  BOOST_TEST(too_long.rejected == 1u);
+}
+
+// At the default ratio (0.7) SGLang admits on an estimate of the remaining output, so the same
+// pool over-admits and retracts while decoding (counted as preemptions); every request still
+// finishes and the pool is never exceeded.
+BOOST_AUTO_TEST_CASE(sglang_overadmission_retracts) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::sglang_options(4096);
+  o.sglang.max_total_tokens = 10 * 4096;
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(20, E::request(1000, 3095)));
+  BOOST_TEST(r.peak_running > 10u);
+  BOOST_TEST(r.preemptions > 0u);
+  BOOST_TEST(r.finished == 20u);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks);
+}
+
+// The radix cache shares a system prompt: a later request hits its page-aligned part (500
+// shared tokens: all 500 with page 1, 7 pages = 448 with page 64); the radix cache off hits none.
+BOOST_AUTO_TEST_CASE(sglang_shared_prefix_hits_whole_pages) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  const std::vector<SimRequest> reqs = {E::request(800, 10, 0, 7, 500), E::request(900, 10, 100, 7, 500)};
+  for (auto [page, want] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 500}, {64, 448}}) {
+    BOOST_TEST_CONTEXT("page " << page) {
+      SimOptions o = E::sglang_options(4096);
+      o.sglang.page_size = page;
+      const SimResult r = kvplan::simulate(m, E::h100(), o, reqs);
+      BOOST_TEST(r.block_size == page);
+      BOOST_TEST(r.prefix_hit_tokens == want);
+      BOOST_TEST(r.prefix_query_tokens == 1700u);
+      BOOST_TEST(r.finished == 2u);
+    }
+  }
+  SimOptions off = E::sglang_options(4096);
+  off.sglang.disable_radix_cache = true;
+  const SimResult r = kvplan::simulate(m, E::h100(), off, reqs);
+  BOOST_TEST(r.prefix_hit_tokens == 0u);
+  BOOST_TEST(!r.prefix_caching);
+}
+
+// Same spec and seed, same run; another seed, another run. Sessions and a system prompt hit.
+BOOST_AUTO_TEST_CASE(sglang_deterministic_for_a_seed) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::sglang_options(8192, 8ull * GiB);
+  o.step_time = StepTimeModel{};
+  const std::string spec = "rate=20 requests=300 prompt=uniform:100:2000 output=normal:200:50 system_prompt=300 turns=2 think=1";
+  const auto a = to_json(kvplan::simulate(m, E::h100(), o, parse_workload_spec(spec + " seed=1")));
+  const auto b = to_json(kvplan::simulate(m, E::h100(), o, parse_workload_spec(spec + " seed=1")));
+  const auto c = to_json(kvplan::simulate(m, E::h100(), o, parse_workload_spec(spec + " seed=2")));
+  BOOST_TEST(a.dump() == b.dump());
+  BOOST_TEST(a.dump() != c.dump());
+  BOOST_TEST(a["engine"] == "sglang");
+  BOOST_TEST(a["prefix_cache"]["hit_tokens"].get<std::uint64_t>() > 0u);
+  BOOST_TEST(a["finished"].get<std::uint64_t>() + a["rejected"].get<std::uint64_t>() == 300u);
+  BOOST_TEST(a["peak_blocks"].get<std::uint64_t>() <= a["num_blocks"].get<std::uint64_t>());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/hardware.h"
 #include "kvplan/model.h"
@@ -170,6 +171,24 @@ struct LlamaServerOptions {
   double slot_prompt_similarity = 0.1;  // --slot-prompt-similarity / -sps (0: least recently used idle slot)
   bool cache_prompt = true;             // the request field cache_prompt (default true): reuse the slot's cached prefix
 };
+
+// SGLang and llama-server settings from a launch command (`python -m sglang.launch_server ...`,
+// `llama-server ...`), read by the engine's own flag parser (the one `kvplan check` uses) and mapped
+// onto the engine profile's typed options by its option table (kvplan/engine_fields.h), as
+// `kvplan engine` maps its flags. The memory budget is not set here: kvplan check's is (see
+// cmd_simulate.cpp). `notes`: settings simulated approximately.
+struct SglangSimOptions {
+  SglangOptions options;
+  SglangSchedulerOptions scheduler;
+  std::vector<std::string> notes;
+};
+SglangSimOptions sglang_sim_options(const Deployment& d);
+struct LlamaServerSimOptions {
+  LlamaCppOptions options;
+  LlamaServerOptions server;
+  std::vector<std::string> notes;
+};
+LlamaServerSimOptions llamacpp_sim_options(const Deployment& d);
 
 struct SimOptions {
   EngineKind engine_kind = EngineKind::vllm;  // whose scheduler runs: vllm, sglang or llamacpp (trtllm is refused)

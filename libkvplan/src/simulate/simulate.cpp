@@ -26,6 +26,7 @@
 //  - update_from_output: a request whose computed tokens reach its length samples one token;
 //    it finishes (and frees its blocks) at max_tokens.
 // docs/simulate.md lists what is simplified.
+#include "simulate/sglang_sim.h"
 #include "simulate/vllm_sim.h"
 
 namespace kvplan {
@@ -35,17 +36,23 @@ using detail::Source;
 
 namespace {
 // The engines whose scheduler the simulator runs; the others are refused by name.
-void require_simulated(EngineKind e) {
-  if (e == EngineKind::vllm) return;
-  throw InputError::value("--engine", std::string(engine_name(e)),
-                          "vllm (the only engine whose scheduler is simulated so far)");
+template <class Sim>
+SimResult run_with(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
+  Sim s(m, gpu, o);
+  s.last_turn_ = last_turn;
+  return s.run(src);
 }
 
 SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
-  require_simulated(o.engine_kind);
-  Simulator s(m, gpu, o);
-  s.last_turn_ = last_turn;
-  SimResult r = s.run(src);
+  SimResult r;
+  switch (o.engine_kind) {
+    case EngineKind::vllm: r = run_with<Simulator>(m, gpu, o, src, last_turn); break;
+    case EngineKind::sglang: r = run_with<detail::SglangSimulator>(m, gpu, o, src, last_turn); break;
+    case EngineKind::llamacpp:
+    case EngineKind::trtllm:
+      throw InputError::value("--engine", std::string(engine_name(o.engine_kind)),
+                              "vllm or sglang (the engines whose scheduler is simulated)");
+  }
   r.model = m.name;
   r.gpu = gpu.name;
   return r;
