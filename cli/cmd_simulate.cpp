@@ -158,6 +158,7 @@ struct SimulateCliOptions {
   std::vector<std::string> assume;
   bool engine_given = false;
   std::map<std::string, CLI::Option*> vllm_options;  // the vLLM flags by name (given or not)
+  std::string model;  // --model: the config of a launch command's model (llama-server -m x.gguf)
   std::string gpu, engine = "vllm", trace, workload, calibration, csv, find, seed;
   VllmFlags vllm;
   OtherEngineFlags other;
@@ -275,7 +276,7 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
   } else {
     std::vector<std::string> cmd;
     if (kind == EngineKind::sglang) cmd = {"python3", "-m", "sglang.launch_server", "--model-path", argv[0]};
-    else cmd = {"llama-server", "--model", argv[0]};
+    else cmd = {"llama-server"};  // the model is kvplan's (d.model below), not a GGUF path
     if (kind == EngineKind::sglang) {
       if (!o.vllm.kv_cache_dtype.empty()) cmd.insert(cmd.end(), {"--kv-cache-dtype", o.vllm.kv_cache_dtype});
       if (!o.vllm.attention_backend.empty()) cmd.insert(cmd.end(), {"--attention-backend", o.vllm.attention_backend});
@@ -289,9 +290,11 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
     }
     d = parse_launch_command(cmd);
     d.source = "command line";
+    if (kind == EngineKind::llamacpp) d.model = argv[0];
   }
   CheckOptions co;
   co.gpu = gpu.name;
+  if (!o.model.empty()) co.model = o.model;
   p.cr = check_deployment(d, co);
   const CheckResult& cr = p.cr;
   const std::string pretty = kind == EngineKind::sglang ? "SGLang" : "llama.cpp";
@@ -430,6 +433,8 @@ static void register_simulate(CLI::App& app, Runner& run) {
                   "a model (as for kvplan size), or after -- a launch command: vllm serve MODEL --max-num-seqs 64 ...");
   cmd->add_option("--assume", o->assume, "accept an explicit assumption (as for kvplan size)");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
+  cmd->add_option("--model", o->model, "the model (as for kvplan size) of a launch command that names only a GGUF file "
+                                       "(llama-server -m x.gguf), as for kvplan check --model");
   cmd->add_option("--engine", o->engine, "the engine whose scheduler runs: vllm, sglang or llama.cpp (a launch command after -- names its own)")->capture_default_str();
   o->vllm.add(*cmd);
   for (const char* f : {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size", "--gpu-memory-utilization",

@@ -6,6 +6,7 @@
 #include "helpers.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
+#include "simulate/llamacpp_sim.h"
 #include "simulate/sglang_sim.h"
 
 using namespace kvplan;
@@ -42,6 +43,30 @@ SimRequest request(std::uint64_t prompt, std::uint64_t output, double at = 0, st
   r.prefix_id = prefix;
   r.prefix_tokens = shared;
   return r;
+}
+
+// llama-server with the slot layout a test states (n_ctx cells, `slots` slots of n_ctx / slots
+// tokens, no unified cache), built by hand as the vLLM tests build a KVCacheConfig.
+LlamaCppResult slots_layout(std::uint64_t n_ctx, std::uint64_t slots, bool unified = false) {
+  LlamaCppResult r;
+  r.n_ctx = n_ctx;
+  r.n_seq_max = slots;
+  r.kv_unified = unified;
+  r.n_ctx_seq = unified ? n_ctx : n_ctx / slots;
+  r.n_stream = unified ? 1 : slots;
+  r.cells = r.n_ctx_seq;
+  return r;
+}
+SimOptions llama_options() {
+  SimOptions o;
+  o.engine_kind = EngineKind::llamacpp;
+  o.step_time = unit_steps();
+  return o;
+}
+SimResult run_llama(const LlamaCppResult& layout, const SimOptions& o, std::vector<SimRequest> reqs) {
+  detail::LlamaServerSimulator s(layout, o, detail::StepTimer(o.step_time));
+  detail::Source src(std::move(reqs));
+  return s.run(src);
 }
 }  // namespace sim_engines_test
 namespace E = sim_engines_test;
@@ -255,6 +280,116 @@ BOOST_AUTO_TEST_CASE(sglang_deterministic_for_a_seed) {
   BOOST_TEST(a["prefix_cache"]["hit_tokens"].get<std::uint64_t>() > 0u);
   BOOST_TEST(a["finished"].get<std::uint64_t>() + a["rejected"].get<std::uint64_t>() == 300u);
   BOOST_TEST(a["peak_blocks"].get<std::uint64_t>() <= a["num_blocks"].get<std::uint64_t>());
+}
+
+// ---- llama-server's slots ----
+
+// tools/server/tests/unit/test_ctx_shift.py@0876d42 (ServerPreset.tinyllama2, n_ctx 256, 2 slots:
+// "the slot context is 256/2 = 128 tokens"), context shift off:
+//  - test_ctx_shift_disabled_short_prompt: n_predict 64 -> 64 tokens, not truncated; n_predict -1
+//    (unbounded) -> 120 tokens, truncated. The prompt ("Hi how are you") is 8 tokens, which the
+//    test's 128 - 120 implies; the rule tested is process_token's stop at prompt + generated =
+//    slot context;
+//  - test_ctx_shift_disabled_long_prompt: a 301-token prompt is refused ("exceeds the available
+//    context size").
+BOOST_AUTO_TEST_CASE(llamacpp_test_ctx_shift_disabled) {
+  const auto layout = E::slots_layout(256, 2);
+  const SimOptions o = E::llama_options();
+  SimResult r = E::run_llama(layout, o, {E::request(8, 64)});
+  BOOST_TEST(r.finished == 1u);
+  BOOST_TEST(r.output_tokens == 64u);
+  r = E::run_llama(layout, o, {E::request(8, 1'000'000)});
+  BOOST_TEST(r.finished == 1u);
+  BOOST_TEST(r.output_tokens == 120u);
+  BOOST_TEST(r.notes[r.notes.size() - 1].find("truncated") != std::string::npos);
+  r = E::run_llama(layout, o, {E::request(301, 64)});
+  BOOST_TEST(r.rejected == 1u);
+  BOOST_TEST(r.finished == 0u);
+}
+
+// tools/server/tests/unit/test_completion.py@0876d42 test_completion_parallel_slots: (slots,
+// requests) (1, 3), (2, 2), (2, 4), (4, 2), (4, 6): every request completes, and with at least as
+// many requests as slots all slots are busy at once (n_busy == n_slots), never more.
+BOOST_AUTO_TEST_CASE(llamacpp_test_completion_parallel_slots) {
+  for (auto [slots, n] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 3}, {2, 2}, {2, 4}, {4, 2}, {4, 6}}) {
+    BOOST_TEST_CONTEXT(slots << " slots, " << n << " requests") {
+      const SimResult r = E::run_llama(E::slots_layout(512 * slots, slots), E::llama_options(),
+                                       std::vector<SimRequest>(n, E::request(8, 64)));
+      BOOST_TEST(r.finished == n);
+      BOOST_TEST(r.peak_running == std::min(slots, n));
+    }
+  }
+}
+
+// Consistency with `kvplan engine llama.cpp`: N identical requests arriving together run exactly
+// its max_concurrency at once (the slots, -np 4 without a unified cache), each within its slot.
+BOOST_AUTO_TEST_CASE(llamacpp_identical_requests_reach_the_engine_concurrency) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::llama_options();
+  o.llamacpp.ctx_size = 16384;
+  o.llamacpp.parallel = 4;
+  const LlamaCppResult prof = llamacpp_profile(m, o.llamacpp);
+  BOOST_TEST(prof.n_ctx_seq == 4096u);
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(10, E::request(3000, 1000)));
+  BOOST_TEST(r.engine == "llama.cpp");
+  BOOST_TEST(static_cast<double>(r.peak_running) == r.engine_max_concurrency);
+  BOOST_TEST(r.peak_running == 4u);
+  BOOST_TEST(r.num_blocks == prof.n_ctx);
+  BOOST_TEST(r.max_model_len == 4096u);
+  BOOST_TEST(r.finished == 10u);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks);
+  BOOST_TEST(r.preemptions == 0u);
+}
+
+// get_available_slot: session A's second turn goes back to the slot holding A's history (the
+// longest common prefix over the prompt is above --slot-prompt-similarity 0.1) and reuses its
+// prompt + output - 1 cached tokens; with similarity 0 the least recently used slot is taken,
+// which is B's (B finished first), and nothing is reused.
+BOOST_AUTO_TEST_CASE(llamacpp_slot_selection_by_prompt_similarity) {
+  SimRequest a1 = E::request(1000, 50, 0), b1 = E::request(800, 10, 0), a2 = E::request(1200, 10, 500);
+  a1.session = a2.session = 1;
+  b1.session = 2;
+  for (auto [sps, hit] : std::vector<std::pair<double, std::uint64_t>>{{0.1, 1049}, {0.0, 0}}) {
+    BOOST_TEST_CONTEXT("similarity " << sps) {
+      SimOptions o = E::llama_options();
+      o.llama_server.slot_prompt_similarity = sps;
+      const SimResult r = E::run_llama(E::slots_layout(8192, 2), o, {a1, b1, a2});
+      BOOST_TEST(r.finished == 3u);
+      BOOST_TEST(r.prefix_hit_tokens == hit);
+      BOOST_TEST(r.prefix_query_tokens == 3000u);
+    }
+  }
+  // cache_prompt false: no reuse at all.
+  SimOptions o = E::llama_options();
+  o.llama_server.cache_prompt = false;
+  BOOST_TEST(E::run_llama(E::slots_layout(8192, 2), o, {a1, b1, a2}).prefix_hit_tokens == 0u);
+}
+
+// A unified cache shares its cells: two 3,000-token prompts in one 4,096-cell cache cannot both
+// be held; the step that runs out fails the requests in it ("Context size has been exceeded.").
+BOOST_AUTO_TEST_CASE(llamacpp_unified_cache_runs_out) {
+  const SimResult r = E::run_llama(E::slots_layout(4096, 2, true), E::llama_options(),
+                                   {E::request(3000, 100), E::request(3000, 100)});
+  BOOST_TEST(r.rejected >= 1u);
+  BOOST_TEST(r.finished + r.rejected == 2u);
+  BOOST_TEST(r.peak_blocks <= r.num_blocks);
+}
+
+// Same spec and seed, same run.
+BOOST_AUTO_TEST_CASE(llamacpp_deterministic_for_a_seed) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::llama_options();
+  o.step_time = StepTimeModel{};
+  o.llamacpp.ctx_size = 32768;
+  o.llamacpp.parallel = 8;
+  const std::string spec = "rate=2 requests=100 prompt=uniform:100:2000 output=normal:200:50 system_prompt=300 turns=2 think=1";
+  const auto a = to_json(kvplan::simulate(m, E::h100(), o, parse_workload_spec(spec + " seed=1")));
+  const auto b = to_json(kvplan::simulate(m, E::h100(), o, parse_workload_spec(spec + " seed=1")));
+  const auto c = to_json(kvplan::simulate(m, E::h100(), o, parse_workload_spec(spec + " seed=2")));
+  BOOST_TEST(a.dump() == b.dump());
+  BOOST_TEST(a.dump() != c.dump());
+  BOOST_TEST(a["engine"] == "llama.cpp");
+  BOOST_TEST(a["prefix_cache"]["hit_tokens"].get<std::uint64_t>() > 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

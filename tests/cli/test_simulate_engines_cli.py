@@ -73,6 +73,41 @@ def sglang_flags_of_other_engines_refused():
     assert r.returncode == 2 and "trtllm" in r.stderr
 
 
+def llamacpp_json_contract():
+    j = js("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--ctx-size", "16384", "--parallel", "4",
+           "--workload", "rate=2 requests=60 prompt=uniform:100:1000 output=fixed:50 system_prompt=300 seed=1")
+    contract(j, "llama.cpp")
+    e = js("engine", "llama.cpp", MODEL, "--ctx-size", "16384", "--parallel", "4")
+    assert j["num_blocks"] == e["cells"] * 4  # cells per slot stream x 4 streams
+    assert j["block_size"] == 1 and j["max_model_len"] == 4096 and j["max_num_seqs"] == 4
+    assert j["finished"] == 60 and j["preemptions"] == 0
+    assert j["prefix_cache"]["hit_tokens"] > 0  # the system prompt, reused from the slots' caches
+
+
+def llamacpp_slots_reach_the_concurrency():
+    j = js("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--ctx-size", "8192", "--parallel", "2",
+           "--trace", trace(6, prompt=1000, output=200, gap=0))
+    assert j["peak_running"] == 2 and j["engine_max_concurrency"] == 2 and j["finished"] == 6
+
+
+def llamacpp_launch_form_and_limits():
+    t = trace(10)
+    r = run("simulate", "--gpu", "H100", "--trace", t, "--json", "--model", MODEL, "--",
+            "llama-server", "-m", "x.gguf", "-c", "8192", "-np", "2")
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)
+    b = js("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--trace", t, "--ctx-size", "8192", "--parallel", "2")
+    contract(a, "llama.cpp")
+    assert a["num_blocks"] == b["num_blocks"] and a["ttft_s"] == b["ttft_s"]
+    j = js("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--ctx-size", "8192", "--parallel", "2",
+           "--trace", trace(3, prompt=5000))
+    assert j["rejected"] == 3 and j["finished"] == 0  # 5,000 >= the 4,096-token slot
+    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--context-shift", "--trace", t)
+    assert r.returncode == 2 and "--context-shift" in r.stderr
+    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--kv-cache-dtype", "fp8", "--trace", t)
+    assert r.returncode == 2 and "--kv-cache-dtype" in r.stderr
+
+
 for name, fn in list(globals().items()):
     if callable(fn) and name not in ("run", "js", "check", "write", "trace", "contract") and fn.__module__ == "__main__" \
             and not name.startswith("_"):

@@ -26,6 +26,7 @@
 //  - update_from_output: a request whose computed tokens reach its length samples one token;
 //    it finishes (and frees its blocks) at max_tokens.
 // docs/simulate.md lists what is simplified.
+#include "simulate/llamacpp_sim.h"
 #include "simulate/sglang_sim.h"
 #include "simulate/vllm_sim.h"
 
@@ -48,10 +49,10 @@ SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOption
   switch (o.engine_kind) {
     case EngineKind::vllm: r = run_with<Simulator>(m, gpu, o, src, last_turn); break;
     case EngineKind::sglang: r = run_with<detail::SglangSimulator>(m, gpu, o, src, last_turn); break;
-    case EngineKind::llamacpp:
+    case EngineKind::llamacpp: r = run_with<detail::LlamaServerSimulator>(m, gpu, o, src, last_turn); break;
     case EngineKind::trtllm:
       throw InputError::value("--engine", std::string(engine_name(o.engine_kind)),
-                              "vllm or sglang (the engines whose scheduler is simulated)");
+                              "vllm, sglang or llama.cpp (the engines whose scheduler is simulated)");
   }
   r.model = m.name;
   r.gpu = gpu.name;
