@@ -295,46 +295,14 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
   CheckOptions co;
   co.gpu = gpu.name;
   if (!o.model.empty()) co.model = o.model;
-  p.cr = check_deployment(d, co);
-  const CheckResult& cr = p.cr;
-  const std::string pretty = kind == EngineKind::sglang ? "SGLang" : "llama.cpp";
-  if (!cr.starts)
-    throw InputError::value(pretty + " settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(),
-                            "settings with which " + pretty + " starts on " + gpu.name);
   LoadOptions lo;
   lo.assume = o.assume;
-  p.m = load_model(cr.model_ref, lo);
-  SimOptions& so = p.so;
-  so.engine_kind = kind;
-  if (kind == EngineKind::sglang) {
-    SglangSimOptions s = sglang_sim_options(d);
-    const auto* checked = std::get_if<SglangResult>(&cr.engine_result);
-    if (!checked) throw Error("kvplan simulate: internal error: kvplan check gave no SGLang profile");
-    so.sglang = s.options;
-    so.sglang_scheduler = s.scheduler;
-    so.sglang.blackwell = is_blackwell(gpu);
-    so.sglang.gpu_memory_bytes = cr.device_low_bytes;  // check's unfavourable end (the default chunk and graph sizes)
-    so.sglang.rest_bytes = checked->rest_bytes;        // check's KV budget after weights
-    const SglangResult prof = sglang_profile(p.m, so.sglang);
-    if (prof.max_total_num_tokens != checked->max_total_num_tokens || prof.page_size != checked->page_size ||
-        prof.max_running_requests != checked->max_running_requests || prof.chunked_prefill_size != checked->chunked_prefill_size)
-      throw Error("kvplan simulate: internal error: the simulated SGLang pool (" + std::to_string(prof.max_total_num_tokens) +
-                  " tokens) differs from kvplan check's (" + std::to_string(checked->max_total_num_tokens) + ")");
-    p.notes = s.notes;
-    p.gpus = so.sglang.tp_size * so.sglang.pp_size;
-  } else {
-    LlamaServerSimOptions l = llamacpp_sim_options(d);
-    const auto* checked = std::get_if<LlamaCppResult>(&cr.engine_result);
-    if (!checked) throw Error("kvplan simulate: internal error: kvplan check gave no llama.cpp profile");
-    so.llamacpp = l.options;
-    so.llama_server = l.server;
-    const LlamaCppResult prof = llamacpp_profile(p.m, so.llamacpp);
-    if (prof.n_ctx != checked->n_ctx || prof.n_seq_max != checked->n_seq_max || prof.n_ctx_seq != checked->n_ctx_seq)
-      throw Error("kvplan simulate: internal error: the simulated llama.cpp context (" + std::to_string(prof.n_ctx) +
-                  " cells) differs from kvplan check's (" + std::to_string(checked->n_ctx) + ")");
-    p.notes = l.notes;
-    p.gpus = cr.gpus ? cr.gpus : 1;
-  }
+  SimDeployment sd = prepare_simulation(d, co, lo);
+  p.cr = std::move(sd.check);
+  p.m = std::move(sd.model);
+  p.so = std::move(sd.options);
+  p.gpus = sd.gpus;
+  p.notes = std::move(sd.notes);
   return p;
 }
 

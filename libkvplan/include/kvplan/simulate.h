@@ -190,6 +190,7 @@ struct LlamaServerSimOptions {
 };
 LlamaServerSimOptions llamacpp_sim_options(const Deployment& d);
 
+
 struct SimOptions {
   EngineKind engine_kind = EngineKind::vllm;  // whose scheduler runs: vllm, sglang or llamacpp (trtllm is refused)
   VllmOptions engine;            // vLLM: as `kvplan engine vllm`; the memory budget must be resolved
@@ -204,6 +205,19 @@ struct SimOptions {
   std::uint64_t timeline_points = 512;     // bound on the kept time series (decimated)
   std::uint64_t max_steps = 100'000'000;   // safety bound; exceeding it is an error
 };
+
+// An SGLang or llama-server deployment made ready to simulate: kvplan check's reading of it (the
+// memory budget at the unfavourable end of its band), the model, and the simulator's options from
+// the same command, whose pool must be the one check reports (an internal error otherwise). An
+// engine that does not start on the GPU is an InputError with check's reason.
+struct SimDeployment {
+  CheckResult check;
+  ModelSpec model;
+  SimOptions options;        // engine_kind and the engine's options; step time, SLOs: the caller's
+  std::uint64_t gpus = 1;    // GPUs of one replica
+  std::vector<std::string> notes;
+};
+SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& check, const LoadOptions& load = {});
 
 struct Percentiles {
   std::uint64_t count = 0;
