@@ -103,13 +103,13 @@ struct OtherEngineFlags {
       const char* help;
     };
     static const Extra extras[] = {
-        {EngineKind::sglang, "--schedule-conservativeness", false, "SGLang: new_token_ratio = min(0.7 x this, 1) (default 1.0)"},
-        {EngineKind::sglang, "--max-prefill-tokens", false, "SGLang: prefill tokens per batch (default 16384)"},
-        {EngineKind::sglang, "--schedule-policy", false, "SGLang: simulated as fcfs"},
-        {EngineKind::sglang, "--enable-mixed-chunk", true, "SGLang: not simulated (noted)"},
-        {EngineKind::llamacpp, "--slot-prompt-similarity", false, "llama-server: prompt similarity that picks a slot (default 0.1)"},
-        {EngineKind::llamacpp, "--cache-reuse", false, "llama-server: KV shift chunk reuse (noted)"},
-        {EngineKind::llamacpp, "--context-shift", true, "llama-server: refused (shifting is not simulated)"},
+        {EngineKind::sglang, "--schedule-conservativeness", false, "new_token_ratio = min(0.7 x this, 1) (default 1.0)"},
+        {EngineKind::sglang, "--max-prefill-tokens", false, "prefill tokens per batch (default 16384)"},
+        {EngineKind::sglang, "--schedule-policy", false, "simulated as fcfs"},
+        {EngineKind::sglang, "--enable-mixed-chunk", true, "not simulated (noted)"},
+        {EngineKind::llamacpp, "--slot-prompt-similarity", false, "prompt similarity that picks a slot (default 0.1)"},
+        {EngineKind::llamacpp, "--cache-reuse", false, "KV shift chunk reuse (noted)"},
+        {EngineKind::llamacpp, "--context-shift", true, "refused (shifting is not simulated)"},
     };
     std::vector<std::tuple<EngineKind, std::string, bool, std::string>> want;
     auto table = [&](EngineKind e, const std::vector<EngineField>& fields) {
@@ -327,6 +327,8 @@ int run_simulate(SimulateCliOptions o) {
         throw InputError::value(f.name, "given for --engine vllm",
                                 "an option of vllm (" + f.name + " is read by " + std::string(engine_name(f.engine)) + ")");
   }
+  if (kind == EngineKind::vllm && !o.model.empty())
+    throw InputError::value("--model", o.model, "no --model for vLLM (vllm serve names its model; --model is for llama-server -m x.gguf)");
   Prepared p = kind == EngineKind::vllm ? prepare_vllm(o, argv, launch, gpu) : prepare_other(o, kind, argv, launch, gpu, o.engine_given);
   if (kind == EngineKind::vllm && p.d.engine != EngineKind::vllm)
     throw InputError::value("launch command", argv[0], "vllm serve ... (--engine vllm)");
