@@ -19,9 +19,12 @@
 //    generation stops (truncated) when prompt.n_tokens() + 1 >= n_ctx, i.e. when prompt + generated
 //    tokens reach the slot's context (process_token).
 //  - A unified cache (-kvu, or no -np) shares n_ctx cells between the slots, idle slots' cached
-//    tokens included; a step that finds too few free cells fails with "Context size has been
-//    exceeded." for the slots in the batch (update_slots, after halving the batch down to one
-//    token), which release their slots (counted as rejected).
+//    tokens included; a step that finds too few free cells purges idle slots' sequences one by
+//    one, then terminates active slots one by one ("Context size has been exceeded.", counted as
+//    rejected) until the batch fits (ggml-org/llama.cpp PR #16736, "server : support unified cache
+//    across slots", merged 2025-10). Which idle slot goes first (least recently used here) and which
+//    active slot (the one holding the most cells here) are assumptions: the PR says "in no
+//    particular order".
 #include <vector>
 
 #include "kvplan/error.h"
@@ -179,18 +182,29 @@ class LlamaServerSimulator {
         batch.push_back({i, take});
         n += take;
       }
-      std::uint64_t failed = 0;
       if (prof_.kv_unified && cells_used() + n > prof_.n_ctx) {
-        // No free cells even for a smaller batch: every slot in the batch fails.
-        for (const Item& it : batch) {
-          LlamaSlot& s = slots_[it.slot];
-          s.cache.clear();
-          release(s);
-          ++failed;
+        // PR #16736: purge idle slots' cached sequences, one by one, until the batch fits...
+        while (cells_used() + n > prof_.n_ctx) {
+          std::size_t idle = slots_.size();
+          for (std::size_t i = 0; i < slots_.size(); ++i)
+            if (slots_[i].state == LlamaSlot::State::idle && !slots_[i].cache.empty() &&
+                (idle == slots_.size() || slots_[i].t_last_used < slots_[idle].t_last_used))
+              idle = i;
+          if (idle == slots_.size()) break;
+          slots_[idle].cache.clear();
         }
-        r.rejected += failed;
-        failed_ += failed;
-        continue;
+        if (cells_used() + n > prof_.n_ctx) {
+          // ... then terminate active slots one by one ("Context size has been exceeded."): the one
+          // holding the most cells first (the order is an assumption), and build the batch again.
+          std::size_t victim = batch.front().slot;
+          for (const Item& it : batch)
+            if (slots_[it.slot].cache.size() >= slots_[victim].cache.size()) victim = it.slot;
+          slots_[victim].cache.clear();
+          release(slots_[victim]);
+          ++r.rejected;
+          ++failed_;
+          continue;
+        }
       }
       StepBatch sb;
       for (const Item& it : batch) {
