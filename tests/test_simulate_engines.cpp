@@ -397,4 +397,26 @@ BOOST_AUTO_TEST_CASE(llamacpp_deterministic_for_a_seed) {
   BOOST_TEST(a["prefix_cache"]["hit_tokens"].get<std::uint64_t>() > 0u);
 }
 
+// Little's law L = lambda x W on long steady runs of both engines: within 1 %.
+BOOST_AUTO_TEST_CASE(littles_law_for_sglang_and_llamacpp) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions sg = E::sglang_options(8192, 8ull * GiB);
+  sg.step_time = StepTimeModel{};
+  SimOptions lc = E::llama_options();
+  lc.step_time = StepTimeModel{};
+  lc.llamacpp.ctx_size = 65536;
+  lc.llamacpp.parallel = 16;
+  for (const auto& [o, rate] : std::vector<std::pair<SimOptions, std::string>>{{sg, "8"}, {lc, "3"}}) {
+    BOOST_TEST_CONTEXT(engine_name(o.engine_kind)) {
+      const WorkloadSpec w =
+          parse_workload_spec("rate=" + rate + " requests=3000 prompt=lognormal:512:0.6 output=lognormal:128:0.6 seed=3");
+      const SimResult r = kvplan::simulate(m, E::h100(), o, w);
+      BOOST_TEST(r.finished + r.rejected == 3000u);
+      const double lambda_w = r.arrival_rate_per_s * r.e2e_s.mean;
+      BOOST_TEST(std::fabs(r.mean_in_system - lambda_w) / lambda_w < 0.01);
+      BOOST_TEST(r.peak_blocks <= r.num_blocks);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
