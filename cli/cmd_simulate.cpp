@@ -4,7 +4,9 @@
 //
 // The memory budget is `kvplan check`'s (check_deployment on the same vllm serve command), so
 // simulate, check and engine agree on num_blocks; the simulation itself is one library call.
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <iostream>
 
 #include "common.h"
@@ -75,11 +77,91 @@ struct VllmFlags {
   }
 };
 
+// SGLang's and llama-server's flags, by the engines' own names: every option table field
+// (kvplan/engine_fields.h, the options `kvplan engine` takes) whose flag the engine itself has, plus
+// the scheduler-only flags the simulator reads. A MODEL form's flags become the launch command
+// they stand for, read like any other (llamacpp_sim_options / sglang_sim_options and check).
+struct EngineFlag {
+  EngineKind engine;
+  std::string name;     // the spelling forwarded to the engine
+  bool is_switch = false;
+  std::string text;
+  bool on = false;
+  CLI::Option* option = nullptr;
+};
+struct OtherEngineFlags {
+  std::vector<EngineFlag> flags;  // stable: options hold pointers into it
+  bool any_given() const {
+    return std::any_of(flags.begin(), flags.end(), [](const EngineFlag& f) { return f.option->count() > 0; });
+  }
+
+  void add(CLI::App& c) {
+    struct Extra {
+      EngineKind e;
+      const char* flags;
+      bool sw;
+      const char* help;
+    };
+    static const Extra extras[] = {
+        {EngineKind::sglang, "--schedule-conservativeness", false, "new_token_ratio = min(0.7 x this, 1) (default 1.0)"},
+        {EngineKind::sglang, "--max-prefill-tokens", false, "prefill tokens per batch (default 16384)"},
+        {EngineKind::sglang, "--schedule-policy", false, "simulated as fcfs"},
+        {EngineKind::sglang, "--enable-mixed-chunk", true, "not simulated (noted)"},
+        {EngineKind::llamacpp, "--slot-prompt-similarity", false, "prompt similarity that picks a slot (default 0.1)"},
+        {EngineKind::llamacpp, "--cache-reuse", false, "KV shift chunk reuse (noted)"},
+        {EngineKind::llamacpp, "--context-shift", true, "refused (shifting is not simulated)"},
+    };
+    std::vector<std::tuple<EngineKind, std::string, bool, std::string>> want;
+    auto table = [&](EngineKind e, const std::vector<EngineField>& fields) {
+      for (const EngineField& f : fields) {
+        std::string names;
+        std::string_view rest = f.cli_flags;
+        while (!rest.empty()) {
+          const auto comma = rest.find(',');
+          const std::string n(rest.substr(0, comma));
+          rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+          // The engine's own spellings (not kvplan's --gpu-memory, --weights, ...), CLI11-legal,
+          // not already taken by the vLLM flags.
+          if (classify_engine_flag(e, n) == EngineFlagClass::unknown) continue;
+          if (!(n.size() > 2 && n[1] == '-') && n.size() != 2) continue;
+          if (c.get_option_no_throw(n)) continue;
+          names += (names.empty() ? "" : ",") + n;
+        }
+        if (!names.empty()) want.emplace_back(e, names, f.type == FieldType::boolean, std::string(f.help));
+      }
+    };
+    table(EngineKind::sglang, engine_fields(EngineKind::sglang));
+    table(EngineKind::llamacpp, engine_fields(EngineKind::llamacpp));
+    for (const Extra& x : extras) want.emplace_back(x.e, x.flags, x.sw, x.help);
+    flags.reserve(want.size());
+    for (auto& [e, names, sw, help] : want) {
+      // The long spelling is what is forwarded.
+      std::string fwd = names.substr(0, names.find(','));
+      for (std::string_view r = names; !r.empty();) {
+        const auto comma = r.find(',');
+        const std::string n(r.substr(0, comma));
+        if (n.size() > 2) fwd = n;
+        r = comma == std::string_view::npos ? std::string_view{} : r.substr(comma + 1);
+        if (n.size() > 2) break;
+      }
+      flags.push_back({e, fwd, sw});
+      EngineFlag& f = flags.back();
+      const std::string h = std::string(e == EngineKind::sglang ? "[sglang] " : "[llama.cpp] ") + help;
+      f.option = sw ? c.add_flag(names, f.on, h) : c.add_option(names, f.text, h);
+      f.option->group(e == EngineKind::sglang ? "SGLang (--engine sglang)" : "llama.cpp (--engine llama.cpp)");
+    }
+  }
+};
+
 struct SimulateCliOptions {
   std::vector<std::string> positional;  // MODEL, or a launch command after --
   std::vector<std::string> assume;
+  bool engine_given = false;
+  std::map<std::string, CLI::Option*> vllm_options;  // the vLLM flags by name (given or not)
+  std::string model;  // --model: the config of a launch command's model (llama-server -m x.gguf)
   std::string gpu, engine = "vllm", trace, workload, calibration, csv, find, seed;
   VllmFlags vllm;
+  OtherEngineFlags other;
   double prefill_efficiency = 0.5;
   double slo_ttft = 0, slo_tpot = 0, slo_e2e = 0, slo_percentile = 0.9, price = 0, target_rate = 0;
   bool json = false;
@@ -89,22 +171,23 @@ bool is_launcher(const std::string& s) {
   return s == "vllm" || s == "python" || s == "python3" || s == "sglang" || s == "llama-server" || s == "trtllm-serve";
 }
 
-int run_simulate(SimulateCliOptions o) {
-  if (o.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
-  if (parse_engine(o.engine) != EngineKind::vllm)
-    throw InputError::value("--engine", o.engine, "vllm (only vLLM's scheduler is simulated so far)");
-  if (o.trace.empty() == o.workload.empty()) throw InputError::value("workload", "", "exactly one of --trace FILE or --workload SPEC");
-  std::vector<std::string> argv;
-  for (const auto& part : o.positional)
-    for (auto& w : split_command_line(part)) argv.push_back(std::move(w));
-  if (argv.empty()) throw InputError::value("MODEL", "", "a model, or a launch command after -- (vllm serve MODEL ...)");
-  const bool launch = argv.size() > 1 || is_launcher(argv[0]);
+// The simulation's inputs: the deployment as kvplan check reads it, its result (the memory
+// budget), the model and the simulator's options.
+struct Prepared {
   Deployment d;
+  CheckResult cr;
+  ModelSpec m;
+  SimOptions so;
+  std::uint64_t gpus = 1;
+  std::vector<std::string> notes;
+};
+
+Prepared prepare_vllm(const SimulateCliOptions& o, const std::vector<std::string>& argv, bool launch, const Accelerator& gpu) {
+  Prepared p;
+  Deployment& d = p.d;
   const VllmFlags& f = o.vllm;
   if (launch) {
     d = parse_launch_command(argv);
-    if (d.engine != EngineKind::vllm)
-      throw InputError::value("launch command", argv[0], "vllm serve ... (only vLLM's scheduler is simulated so far)");
   } else {
     if (f.prefix_on && f.prefix_off)
       throw InputError::value("--enable-prefix-caching", "both", "one of --enable-prefix-caching, --no-enable-prefix-caching");
@@ -113,7 +196,6 @@ int run_simulate(SimulateCliOptions o) {
     d.source = "command line";
     d.args = f.to_args();
   }
-  const Accelerator& gpu = find_accelerator(o.gpu);
   const VllmBatchDefaults def = vllm_serve_batch_defaults(gpu);
   // The command as the check layer reads it: the engine options, the model and the scheduler flags.
   LoadOptions lo;
@@ -126,12 +208,13 @@ int run_simulate(SimulateCliOptions o) {
   }
   CheckOptions co;
   co.gpu = gpu.name;
-  const CheckResult cr = check_deployment(d, co);
+  p.cr = check_deployment(d, co);
+  const CheckResult& cr = p.cr;
   if (!cr.starts)
     throw InputError::value("vLLM settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(), "settings with which vLLM starts");
 
-  const ModelSpec& m = launch_read.model;
-  SimOptions so;
+  p.m = launch_read.model;
+  SimOptions& so = p.so;
   VllmOptions& v = so.engine;
   v = launch_read.options;
   v.max_model_len = cr.context;  // check resolves --max-model-len auto
@@ -139,7 +222,7 @@ int run_simulate(SimulateCliOptions o) {
   // simulated pool is then the block count check reports.
   v.available_kv_bytes = cr.kv_budget_bytes;
   // One source of truth: the simulated pool must be the block count `kvplan check` reports.
-  const VllmResult prof = vllm_profile(m, v);
+  const VllmResult prof = vllm_profile(p.m, v);
   if (const auto* checked = std::get_if<VllmResult>(&cr.engine_result); checked && checked->num_blocks != prof.num_blocks)
     throw Error("kvplan simulate: internal error: the simulated block count " + std::to_string(prof.num_blocks) +
                 " differs from kvplan check's " + std::to_string(checked->num_blocks));
@@ -147,6 +230,112 @@ int run_simulate(SimulateCliOptions o) {
   so.scheduler.long_prefill_token_threshold = launch_read.long_prefill_token_threshold;
   so.scheduler.chunked_prefill = launch_read.chunked_prefill;
   so.scheduler.reserve_full_isl = launch_read.reserve_full_isl;
+  p.gpus = v.tensor_parallel_size * v.pipeline_parallel_size;
+  return p;
+}
+
+// SGLang and llama-server: the MODEL form's flags are forwarded as the engine's launch command;
+// kvplan check reads it (its memory budget: SGLang's KV bytes after weights), the engine option
+// table maps the same command onto the profile's options, and the simulated pool must be the
+// one check reports.
+Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::vector<std::string>& argv, bool launch,
+                       const Accelerator& gpu, bool engine_given) {
+  Prepared p;
+  Deployment& d = p.d;
+  const std::string name(engine_name(kind));
+  // Flags of another engine are an error, never silently ignored.
+  static const char* vllm_only[] = {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size",
+                                    "--gpu-memory-utilization", "--kv-cache-memory", "--enable-prefix-caching",
+                                    "--no-enable-prefix-caching", "--num-gpu-blocks-override", "--long-prefill-token-threshold",
+                                    "--no-enable-chunked-prefill", "--no-scheduler-reserve-full-isl", "--mamba-cache-mode",
+                                    "--enforce-eager"};
+  static const char* shared[] = {"--kv-cache-dtype", "--tensor-parallel-size", "--pipeline-parallel-size", "--attention-backend"};
+  auto given = [&](const char* flag) {
+    const CLI::Option* x = o.vllm_options.count(flag) ? o.vllm_options.at(flag) : nullptr;
+    return x && x->count() > 0;
+  };
+  auto refuse = [&](const std::string& flag, const std::string& owner) {
+    throw InputError::value(flag, "given for --engine " + name, "an option of " + name + " (" + flag + " is read by " + owner + ")");
+  };
+  for (const char* f : vllm_only)
+    if (given(f)) refuse(f, "vllm");
+  if (kind == EngineKind::llamacpp)
+    for (const char* f : shared)
+      if (given(f)) refuse(f, "vllm and sglang");
+  for (const EngineFlag& f : o.other.flags)
+    if (f.engine != kind && f.option->count() > 0) refuse(f.name, std::string(engine_name(f.engine)));
+  if (launch) {
+    d = parse_launch_command(argv);
+    if (d.engine != kind) {
+      if (engine_given)
+        throw InputError::value("launch command", argv[0], "a " + name + " command (--engine " + name + ")");
+      kind = d.engine;
+    }
+    if (o.other.any_given())
+      throw InputError::value("engine flags", "before --", "the engine's flags inside the launch command, after --");
+  } else {
+    std::vector<std::string> cmd;
+    if (kind == EngineKind::sglang) cmd = {"python3", "-m", "sglang.launch_server", "--model-path", argv[0]};
+    else cmd = {"llama-server"};  // the model is kvplan's (d.model below), not a GGUF path
+    if (kind == EngineKind::sglang) {
+      if (!o.vllm.kv_cache_dtype.empty()) cmd.insert(cmd.end(), {"--kv-cache-dtype", o.vllm.kv_cache_dtype});
+      if (!o.vllm.attention_backend.empty()) cmd.insert(cmd.end(), {"--attention-backend", o.vllm.attention_backend});
+      if (given("--tensor-parallel-size")) cmd.insert(cmd.end(), {"--tp-size", std::to_string(o.vllm.tp)});
+      if (given("--pipeline-parallel-size")) cmd.insert(cmd.end(), {"--pp-size", std::to_string(o.vllm.pp)});
+    }
+    for (const EngineFlag& f : o.other.flags) {
+      if (f.engine != kind || f.option->count() == 0) continue;
+      if (f.is_switch) cmd.push_back(f.name);
+      else cmd.insert(cmd.end(), {f.name, f.text});
+    }
+    d = parse_launch_command(cmd);
+    d.source = "command line";
+    if (kind == EngineKind::llamacpp) d.model = argv[0];
+  }
+  CheckOptions co;
+  co.gpu = gpu.name;
+  if (!o.model.empty()) co.model = o.model;
+  LoadOptions lo;
+  lo.assume = o.assume;
+  SimDeployment sd = prepare_simulation(d, co, lo);
+  p.cr = std::move(sd.check);
+  p.m = std::move(sd.model);
+  p.so = std::move(sd.options);
+  p.gpus = sd.gpus;
+  p.notes = std::move(sd.notes);
+  return p;
+}
+
+int run_simulate(SimulateCliOptions o) {
+  if (o.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
+  EngineKind kind = parse_engine(o.engine);
+  if (kind == EngineKind::trtllm)
+    throw InputError::value("--engine", o.engine, "vllm, sglang or llama.cpp (TensorRT-LLM's scheduler is not simulated)");
+  if (o.trace.empty() == o.workload.empty()) throw InputError::value("workload", "", "exactly one of --trace FILE or --workload SPEC");
+  std::vector<std::string> argv;
+  for (const auto& part : o.positional)
+    for (auto& w : split_command_line(part)) argv.push_back(std::move(w));
+  if (argv.empty()) throw InputError::value("MODEL", "", "a model, or a launch command after -- (vllm serve MODEL ...)");
+  const bool launch = argv.size() > 1 || is_launcher(argv[0]);
+  const Accelerator& gpu = find_accelerator(o.gpu);
+  if (launch && !o.engine_given) kind = parse_launch_command(argv).engine;
+  if (kind == EngineKind::trtllm)
+    throw InputError::value("launch command", argv[0], "vllm, sglang or llama-server (TensorRT-LLM's scheduler is not simulated)");
+  if (kind == EngineKind::vllm && o.other.any_given()) {
+    for (const EngineFlag& f : o.other.flags)
+      if (f.option->count() > 0)
+        throw InputError::value(f.name, "given for --engine vllm",
+                                "an option of vllm (" + f.name + " is read by " + std::string(engine_name(f.engine)) + ")");
+  }
+  if (kind == EngineKind::vllm && !o.model.empty())
+    throw InputError::value("--model", o.model, "no --model for vLLM (vllm serve names its model; --model is for llama-server -m x.gguf)");
+  Prepared p = kind == EngineKind::vllm ? prepare_vllm(o, argv, launch, gpu) : prepare_other(o, kind, argv, launch, gpu, o.engine_given);
+  if (kind == EngineKind::vllm && p.d.engine != EngineKind::vllm)
+    throw InputError::value("launch command", argv[0], "vllm serve ... (--engine vllm)");
+  const Deployment& d = p.d;
+  const CheckResult& cr = p.cr;
+  const ModelSpec& m = p.m;
+  SimOptions& so = p.so;
   if (!o.calibration.empty()) so.step_time = load_step_time(o.calibration);
   so.step_time.prefill_efficiency = o.prefill_efficiency;
   so.slo = {o.slo_ttft, o.slo_tpot, o.slo_e2e};
@@ -162,6 +351,7 @@ int run_simulate(SimulateCliOptions o) {
   auto finish_json = [&](nlohmann::json j) {
     j["deployment"] = {{"source", d.source}, {"args", d.args}};
     j["check_notes"] = cr.notes;
+    for (const auto& n : p.notes) j["notes"].push_back(n);
     return j;
   };
   if (!o.find.empty()) {
@@ -194,7 +384,7 @@ int run_simulate(SimulateCliOptions o) {
     }
   }
   if (o.price > 0 && r.throughput_output_tokens_per_s > 0) {
-    const double gpus = static_cast<double>(v.tensor_parallel_size * v.pipeline_parallel_size);
+    const double gpus = static_cast<double>(p.gpus);
     r.notes.push_back("cost at " + format_fixed(o.price, 2) + " per GPU-hour: " +
                       format_fixed(o.price * gpus / (r.throughput_output_tokens_per_s * 3600.0) * 1e6, 4) +
                       " per million output tokens at this run's throughput");
@@ -208,13 +398,22 @@ int run_simulate(SimulateCliOptions o) {
 
 static void register_simulate(CLI::App& app, Runner& run) {
   auto o = std::make_shared<SimulateCliOptions>();
-  auto* cmd = app.add_subcommand("simulate", "run vLLM's scheduler and KV allocator over a request trace or synthetic workload");
+  auto* cmd = app.add_subcommand("simulate", "run an engine's scheduler and KV allocator (vLLM, SGLang, llama-server) over a request trace or synthetic workload");
   cmd->add_option("MODEL", o->positional,
                   "a model (as for kvplan size), or after -- a launch command: vllm serve MODEL --max-num-seqs 64 ...");
   cmd->add_option("--assume", o->assume, "accept an explicit assumption (as for kvplan size)");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
-  cmd->add_option("--engine", o->engine, "the engine whose scheduler runs (vllm)")->capture_default_str();
+  cmd->add_option("--model", o->model, "the model (as for kvplan size) of a launch command that names only a GGUF file "
+                                       "(llama-server -m x.gguf), as for kvplan check --model");
+  cmd->add_option("--engine", o->engine, "the engine whose scheduler runs: vllm, sglang or llama.cpp (a launch command after -- names its own)")->capture_default_str();
   o->vllm.add(*cmd);
+  for (const char* f : {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size", "--gpu-memory-utilization",
+                        "--kv-cache-memory", "--enable-prefix-caching", "--no-enable-prefix-caching", "--num-gpu-blocks-override",
+                        "--long-prefill-token-threshold", "--no-enable-chunked-prefill", "--no-scheduler-reserve-full-isl",
+                        "--mamba-cache-mode", "--enforce-eager", "--kv-cache-dtype", "--tensor-parallel-size",
+                        "--pipeline-parallel-size", "--attention-backend"})
+    o->vllm_options[f] = cmd->get_option(f);
+  o->other.add(*cmd);
   cmd->add_option("--trace", o->trace, "a trace: JSONL {arrival_s, prompt_tokens, output_tokens, session?, prefix_id?}, "
                                        "an Azure LLM inference trace CSV or a BurstGPT CSV");
   cmd->add_option("--workload", o->workload,
@@ -235,7 +434,10 @@ static void register_simulate(CLI::App& app, Runner& run) {
   cmd->add_option("--price", o->price, "price per GPU-hour: cost per million tokens");
   cmd->add_option("--csv", o->csv, "write one CSV row per scheduler step to FILE");
   cmd->add_flag("--json", o->json, "print one JSON object");
-  cmd->callback([&run, o] { run = [o] { return run_simulate(*o); }; });
+  cmd->callback([&run, o, cmd] {
+    o->engine_given = cmd->get_option("--engine")->count() > 0;
+    run = [o] { return run_simulate(*o); };
+  });
 }
 
 KVPLAN_VERB(47, register_simulate);

@@ -147,7 +147,7 @@ def bad_input():
     assert r.returncode == 2 and "--trace" in r.stderr
     r = run("simulate", MODEL, "--gpu", "H100", "--trace", "/nonexistent.jsonl")
     assert r.returncode == 2 and "/nonexistent.jsonl" in r.stderr
-    r = run("simulate", "--gpu", "H100", "--workload", "requests=1", "--", "llama-server", "-m", "x.gguf")
+    r = run("simulate", "--gpu", "H100", "--engine", "vllm", "--workload", "requests=1", "--", "llama-server", "-m", "x.gguf")
     assert r.returncode == 2 and "vllm" in r.stderr
     r = run("simulate", MODEL, "--gpu", "H100", "--max-model-len", "131072", "--gpu-memory-utilization", "0.3",
             "--workload", "requests=1")

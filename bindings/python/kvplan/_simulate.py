@@ -1,7 +1,8 @@
-"""Workload simulation: vLLM's scheduler and KV allocator over a trace or synthetic workload.
+"""Workload simulation: an engine's scheduler and KV allocator (vLLM, SGLang, llama-server) over a
+trace or synthetic workload.
 
-The memory budget comes from kvplan.check on the equivalent ``vllm serve`` command, exactly as
-``kvplan simulate`` does, so the simulated block pool is the block count check and engine report.
+The memory budget comes from kvplan.check on the equivalent launch command, exactly as
+``kvplan simulate`` does, so the simulated pool is the one check and engine report.
 """
 from . import _core
 from ._records import Record
@@ -43,7 +44,39 @@ def _model(model):
     return model if isinstance(model, _core.Model) else _core.load(model)
 
 
-def simulate(model, *, gpu, workload=None, trace=None, requests=None, max_model_len=None, max_num_seqs=None,
+_LAUNCHERS = {"sglang": ["python3", "-m", "sglang.launch_server", "--model-path"], "llama.cpp": ["llama-server"]}
+
+
+def _engine_name(engine):
+    e = str(engine).lower()
+    if e in ("llamacpp", "llama-cpp", "llama-server"):
+        e = "llama.cpp"
+    if e in ("tensorrt-llm", "tensorrt_llm", "trt-llm"):
+        e = "trtllm"
+    return e
+
+
+def _simulate_other(model, engine, gpu, engine_args, command, run):
+    """SGLang / llama-server: the launch command (given, or MODEL plus engine_args in the engine's
+    own flag names) is read by kvplan.check and the engine's option table (prepare_simulation)."""
+    if command is None:
+        name = model.name if isinstance(model, _core.Model) else str(model)
+        if engine == "sglang":
+            command = _LAUNCHERS["sglang"] + [name]
+            config = None
+        else:
+            command = list(_LAUNCHERS["llama.cpp"])
+            config = name  # kvplan's model (llama-server's own -m names a GGUF file)
+        command = command + [str(a) for a in (engine_args or [])]
+    else:
+        command = [str(a) for a in command]
+        config = None if model is None else (model.name if isinstance(model, _core.Model) else str(model))
+    out = _core._simulate_launch(command, gpu, config, **run)
+    return out if run["find"] else SimulationResult(out)
+
+
+def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workload=None, trace=None, requests=None,
+             max_model_len=None, max_num_seqs=None,
              max_num_batched_tokens=None, kv_cache_dtype=None, block_size=None, gpu_memory_utilization=None,
              kv_cache_memory=None, enable_prefix_caching=True, tensor_parallel_size=1, pipeline_parallel_size=1,
              long_prefill_token_threshold=None, enable_chunked_prefill=True, scheduler_reserve_full_isl=True,
@@ -57,7 +90,33 @@ def simulate(model, *, gpu, workload=None, trace=None, requests=None, max_model_
     output_tokens, session?, prefix_id?). Engine options use vLLM's names; unset ones take
     ``vllm serve``'s defaults for the GPU. `model` must be a name or path kvplan.check can load.
     Returns a SimulationResult; with find="max-rate" the capacity search's Record instead.
+
+    engine="sglang" or "llama.cpp" simulates that engine's scheduler instead: its options are the
+    engine's own launch flags, engine_args=["--context-length", "8192", "--page-size", "16"] (SGLang)
+    or ["--ctx-size", "16384", "--parallel", "4"] (llama-server), or a whole launch command in
+    command=[...] (then `model`, if given, is the config of a GGUF the command names); the vLLM
+    keywords above do not apply to them. engine="trtllm" is refused (not simulated).
     """
+    engine = _engine_name(engine)
+    if engine != "vllm":
+        if engine not in _LAUNCHERS:
+            raise _core.KvplanError(f"engine: expected vllm, sglang or llama.cpp (the engines whose scheduler is "
+                                    f"simulated), got {engine!r}")
+        vllm_given = {k: v for k, v in (("max_model_len", max_model_len), ("max_num_seqs", max_num_seqs),
+                                          ("max_num_batched_tokens", max_num_batched_tokens),
+                                          ("kv_cache_dtype", kv_cache_dtype), ("block_size", block_size),
+                                          ("gpu_memory_utilization", gpu_memory_utilization),
+                                          ("kv_cache_memory", kv_cache_memory),
+                                          ("long_prefill_token_threshold", long_prefill_token_threshold)) if v is not None}
+        if vllm_given:
+            raise _core.KvplanError(f"{next(iter(vllm_given))}: a vLLM option, given for engine={engine!r} "
+                                    f"(pass the engine's own flags in engine_args)")
+        run = dict(workload=workload, trace=trace, requests=requests, calibration=calibration,
+                   prefill_efficiency=prefill_efficiency, slo_ttft=slo_ttft, slo_tpot=slo_tpot, slo_e2e=slo_e2e,
+                   steps=steps, find=find, slo_percentile=slo_percentile, price=price, target_rate=target_rate)
+        return _simulate_other(model, engine, gpu, engine_args, command, run)
+    if engine_args is not None or command is not None:
+        raise _core.KvplanError("engine_args / command: for engine='sglang' or 'llama.cpp' (vLLM takes keywords)")
     m = _model(model)
     d = _core._vllm_serve_batch_defaults(gpu)
     mnbt = max_num_batched_tokens if max_num_batched_tokens is not None else d["max_num_batched_tokens"]

@@ -1,9 +1,15 @@
 #pragma once
-// `kvplan simulate`: a workload simulator that runs vLLM V1's scheduler and KV-cache allocator
-// (continuous batching, chunked prefill, the hybrid allocator's groups and block tables, prefix
-// caching, preemption by recompute) step by step over a request trace, with kvplan's exact
-// block count (vllm_profile) and a roofline or calibrated step time. docs/simulate.md explains
-// the model, what it mirrors in vLLM's code and its limits.
+// `kvplan simulate`: a workload simulator that runs an engine's scheduler and KV-cache allocator
+// step by step over a request trace, with the pool kvplan's engine profile sizes and a roofline
+// or calibrated step time:
+//  - vLLM V1 (continuous batching, chunked prefill, the hybrid allocator's groups and block
+//    tables, prefix caching, preemption by recompute; the pool is vllm_profile's);
+//  - SGLang (the radix-tree prefix cache over the token pool with LRU eviction of unlocked
+//    leaves, PrefillAdder's admission with the new-token ratio, retraction when decoding runs
+//    out of tokens; the pool is sglang_profile's max_total_num_tokens);
+//  - llama.cpp's llama-server (fixed slots with a context each, the slot's cached prompt reused
+//    by longest common prefix; the cells are llamacpp_profile's).
+// docs/simulate.md explains each model, what it mirrors in the engine's code and its limits.
 //
 // Times are doubles in seconds and are estimates; block and token counts are exact integers.
 #include <cstdint>
@@ -15,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/hardware.h"
 #include "kvplan/model.h"
@@ -152,15 +159,65 @@ struct SimStep {
   std::uint64_t finished = 0;                    // in this step
 };
 
+// SGLang's scheduler settings that its engine profile does not hold (python/sglang/srt/server_args.py).
+struct SglangSchedulerOptions {
+  double schedule_conservativeness = 1.0;    // --schedule-conservativeness (new_token_ratio = min(0.7 x it, 1))
+  std::uint64_t max_prefill_tokens = 16384;  // --max-prefill-tokens (PrefillAdder's rem_input_tokens)
+  bool chunked_prefill = true;               // false: --chunked-prefill-size -1
+};
+
+// llama-server's settings that libllama's profile does not hold (common/arg.cpp, common/common.h).
+struct LlamaServerOptions {
+  double slot_prompt_similarity = 0.1;  // --slot-prompt-similarity / -sps (0: least recently used idle slot)
+  bool cache_prompt = true;             // the request field cache_prompt (default true): reuse the slot's cached prefix
+};
+
+// SGLang and llama-server settings from a launch command (`python -m sglang.launch_server ...`,
+// `llama-server ...`), read by the engine's own flag parser (the one `kvplan check` uses) and mapped
+// onto the engine profile's typed options by its option table (kvplan/engine_fields.h), as
+// `kvplan engine` maps its flags. The memory budget is not set here: kvplan check's is (see
+// cmd_simulate.cpp). `notes`: settings simulated approximately.
+struct SglangSimOptions {
+  SglangOptions options;
+  SglangSchedulerOptions scheduler;
+  std::vector<std::string> notes;
+};
+SglangSimOptions sglang_sim_options(const Deployment& d);
+struct LlamaServerSimOptions {
+  LlamaCppOptions options;
+  LlamaServerOptions server;
+  std::vector<std::string> notes;
+};
+LlamaServerSimOptions llamacpp_sim_options(const Deployment& d);
+
+
 struct SimOptions {
-  VllmOptions engine;            // as `kvplan engine vllm`; the memory budget must be resolved
-  SimSchedulerOptions scheduler;
+  EngineKind engine_kind = EngineKind::vllm;  // whose scheduler runs: vllm, sglang or llamacpp (trtllm is refused)
+  VllmOptions engine;            // vLLM: as `kvplan engine vllm`; the memory budget must be resolved
+  SimSchedulerOptions scheduler;  // vLLM
+  SglangOptions sglang;          // SGLang: as `kvplan engine sglang` (the pool: sglang_profile)
+  SglangSchedulerOptions sglang_scheduler;
+  LlamaCppOptions llamacpp;      // llama.cpp: as `kvplan engine llama.cpp` (slots and cells: llamacpp_profile)
+  LlamaServerOptions llama_server;
   StepTimeModel step_time;
   SloTargets slo;
   std::function<void(const SimStep&)> on_step;   // optional per-step sink
   std::uint64_t timeline_points = 512;     // bound on the kept time series (decimated)
   std::uint64_t max_steps = 100'000'000;   // safety bound; exceeding it is an error
 };
+
+// An SGLang or llama-server deployment made ready to simulate: kvplan check's reading of it (the
+// memory budget at the unfavourable end of its band), the model, and the simulator's options from
+// the same command, whose pool must be the one check reports (an internal error otherwise). An
+// engine that does not start on the GPU is an InputError with check's reason.
+struct SimDeployment {
+  CheckResult check;
+  ModelSpec model;
+  SimOptions options;        // engine_kind and the engine's options; step time, SLOs: the caller's
+  std::uint64_t gpus = 1;    // GPUs of one replica
+  std::vector<std::string> notes;
+};
+SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& check, const LoadOptions& load = {});
 
 struct Percentiles {
   std::uint64_t count = 0;
@@ -179,13 +236,19 @@ struct SimGroupInfo {
   std::uint64_t peak_blocks = 0;
 };
 
+// What the engine-neutral fields mean per engine (docs/simulate.md, "JSON keys per engine"):
+//               num_blocks              block_size   max_model_len    max_num_seqs          max_num_batched_tokens
+//   vllm        num_blocks (+ null)     block_size   max_model_len    max_num_seqs          max_num_batched_tokens
+//   sglang      pool pages              page_size    context_length   max_running_requests  chunked_prefill_size
+//   llamacpp    cells (all streams)     1 (a cell)   slot context     slots (-np)           n_batch
 struct SimResult {
-  // The deployment as vLLM sizes it (vllm_profile).
+  // The deployment as the engine sizes it (vllm_profile, sglang_profile, llamacpp_profile).
+  std::string engine = "vllm";         // "vllm", "sglang", "llama.cpp"
   std::string model, gpu;
-  std::uint64_t num_blocks = 0;        // the engine's num_blocks (block 0 is vLLM's null block)
+  std::uint64_t num_blocks = 0;        // the engine's pool in blocks (see the table above)
   std::uint64_t block_size = 0;
   std::uint64_t max_model_len = 0;
-  double engine_max_concurrency = 0;   // vLLM's "Maximum concurrency" figure
+  double engine_max_concurrency = 0;   // the profile's max_concurrency (vLLM's "Maximum concurrency" figure)
   std::uint64_t max_num_seqs = 0, max_num_batched_tokens = 0;
   bool prefix_caching = false;
   std::vector<SimGroupInfo> groups;
@@ -210,7 +273,8 @@ struct SimResult {
   std::vector<std::string> notes;
 };
 
-// Runs the workload. Throws InputError when the engine does not start (vLLM's own message).
+// Runs the workload on o.engine_kind's scheduler. Throws InputError when the engine does not
+// start (the engine's own message), or for an engine the simulator does not model (trtllm).
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests);
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w);
 // The requests an open-loop spec produces (closed loops and multi-turn think times depend on the

@@ -28,7 +28,16 @@ class LogHistogram {
 // One simulation's step-time model, prepared once from the model, GPU and options.
 class StepTimer {
  public:
+  // Cache bytes one scheduled request reads per token of context (per GPU), up to `cap` tokens.
+  struct CacheRead {
+    double bytes_per_token = 0;
+    std::uint64_t cap = UINT64_MAX;
+  };
+  // vLLM: the cache read from vllm_profile's per-group pages.
   StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptions& e, const StepTimeModel& t);
+  // Another engine: its own cache read per token and constant state per request, tp-way split.
+  StepTimer(const ModelSpec& m, const Accelerator& gpu, std::uint64_t tp, std::vector<CacheRead> cache, double state_bytes,
+            const StepTimeModel& t);
   // A calibrated (linear) model needs no model or GPU.
   explicit StepTimer(const StepTimeModel& linear);
   // Adds one scheduled request (context before, tokens scheduled) to the batch being built.
@@ -37,10 +46,8 @@ class StepTimer {
   std::string describe() const;
 
  private:
-  struct CacheGroup {
-    double bytes_per_token = 0;
-    std::uint64_t cap = 0;
-  };
+  using CacheGroup = CacheRead;
+  void init_compute(const ModelSpec& m, const Accelerator& gpu, const StepTimeModel& t);
   struct AttnGroup {
     double flops_per_pair = 0;  // 2 x heads x (dk + dv) x layers, this GPU
     std::uint64_t cap = 0;

@@ -26,6 +26,8 @@
 //  - update_from_output: a request whose computed tokens reach its length samples one token;
 //    it finishes (and frees its blocks) at max_tokens.
 // docs/simulate.md lists what is simplified.
+#include "simulate/llamacpp_sim.h"
+#include "simulate/sglang_sim.h"
 #include "simulate/vllm_sim.h"
 
 namespace kvplan {
@@ -33,27 +35,43 @@ namespace kvplan {
 using detail::Simulator;
 using detail::Source;
 
+namespace {
+// The engines whose scheduler the simulator runs; the others are refused by name.
+template <class Sim>
+SimResult run_with(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
+  Sim s(m, gpu, o);
+  s.last_turn_ = last_turn;
+  return s.run(src);
+}
+
+SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
+  SimResult r;
+  switch (o.engine_kind) {
+    case EngineKind::vllm: r = run_with<Simulator>(m, gpu, o, src, last_turn); break;
+    case EngineKind::sglang: r = run_with<detail::SglangSimulator>(m, gpu, o, src, last_turn); break;
+    case EngineKind::llamacpp: r = run_with<detail::LlamaServerSimulator>(m, gpu, o, src, last_turn); break;
+    case EngineKind::trtllm:
+      throw InputError::value("--engine", std::string(engine_name(o.engine_kind)),
+                              "vllm, sglang or llama.cpp (the engines whose scheduler is simulated)");
+  }
+  r.model = m.name;
+  r.gpu = gpu.name;
+  return r;
+}
+}  // namespace
+
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests) {
   for (const auto& q : requests)
     if (!(q.arrival_s >= 0) || !std::isfinite(q.arrival_s))
       throw InputError::value("request arrival_s", std::to_string(q.arrival_s), "a non-negative number of seconds");
   std::stable_sort(requests.begin(), requests.end(), [](const SimRequest& a, const SimRequest& b) { return a.arrival_s < b.arrival_s; });
-  Simulator s(m, gpu, o);
   Source src(std::move(requests));
-  SimResult r = s.run(src);
-  r.model = m.name;
-  r.gpu = gpu.name;
-  return r;
+  return run_engine(m, gpu, o, src, 0);
 }
 
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w) {
-  Simulator s(m, gpu, o);
-  if (w.turns > 1) s.last_turn_ = w.turns;
   Source src(w);
-  SimResult r = s.run(src);
-  r.model = m.name;
-  r.gpu = gpu.name;
-  return r;
+  return run_engine(m, gpu, o, src, w.turns > 1 ? w.turns : 0);
 }
 
 }  // namespace kvplan

@@ -25,7 +25,7 @@ nlohmann::json to_json(const SimResult& r) {
   j["schema"] = "kvplan.simulate/1";
   j["model"] = r.model;
   j["gpu"] = r.gpu;
-  j["engine"] = "vllm";
+  j["engine"] = r.engine;
   j["num_blocks"] = r.num_blocks;
   j["block_size"] = r.block_size;
   j["max_model_len"] = r.max_model_len;
@@ -88,7 +88,8 @@ nlohmann::json to_json(const CapacityResult& c) {
 
 std::string format_simulate_text(const SimResult& r) {
   std::ostringstream os;
-  os << "simulate: " << r.model << " on " << r.gpu << " (vLLM V1 scheduler)\n";
+  const char* who = r.engine == "sglang" ? "SGLang scheduler and radix cache" : r.engine == "llama.cpp" ? "llama-server slots" : "vLLM V1 scheduler";
+  os << "simulate: " << r.model << " on " << r.gpu << " (" << who << ")\n";
   os << "  KV cache: " << format_count(r.num_blocks, "block") << " of " << format_count(r.block_size, "token") << ", "
      << format_count(r.groups.size(), "group") << "; max_model_len " << format_count(r.max_model_len) << "; engine max concurrency "
      << num(r.engine_max_concurrency) << "x\n";

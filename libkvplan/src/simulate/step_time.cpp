@@ -35,6 +35,21 @@ StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptio
     const std::uint64_t cap = (g.kind == "sliding_window" || g.kind == "chunked_local") && g.window ? g.window : UINT64_MAX;
     cache_.push_back({static_cast<double>(g.page_bytes) / static_cast<double>(g.block_size) * layers, cap});
   }
+  init_compute(m, gpu, t);
+}
+
+StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, std::uint64_t tp, std::vector<CacheRead> cache,
+                     double state_bytes, const StepTimeModel& t)
+    : model_(t) {
+  if (t.kind == StepTimeModel::Kind::linear) return;
+  tp_ = static_cast<double>(std::max<std::uint64_t>(1, tp));
+  cache_ = std::move(cache);
+  state_bytes_ = state_bytes;
+  init_compute(m, gpu, t);
+}
+
+// Weights, FLOPs and the GPU's peaks: the part of the roofline every engine shares.
+void StepTimer::init_compute(const ModelSpec& m, const Accelerator& gpu, const StepTimeModel& t) {
   const WeightBytes w = weight_bytes(m);
   active_bytes_ = w.active;
   expert_bytes_ = w.experts;

@@ -288,6 +288,32 @@ inline std::uint64_t block_hash(const std::vector<Seg>& segs, std::uint64_t pare
   return h;
 }
 
+// A request's token content (what prefix caching can match), see SimRequest: a later turn of a
+// session starts with the session's previous prompt and output, a prefix_id with its shared
+// stream, the rest is the request's own stream. Records the session's content for its next turn.
+// Token i of a segment is token i of the stream named by its key (every engine's simulator reads
+// the content this way).
+inline void request_segments(std::unordered_map<std::uint64_t, std::vector<Seg>>& sessions, const SimRequest& in,
+                             std::uint64_t uid, std::vector<Seg>& segs) {
+  std::uint64_t covered = 0;
+  auto hist = in.session ? sessions.find(in.session) : sessions.end();
+  if (hist != sessions.end()) {
+    for (const auto& s : hist->second) {
+      if (covered >= in.prompt_tokens) break;
+      const std::uint64_t take = std::min(s.len, in.prompt_tokens - covered);
+      segs.push_back({s.key, take});
+      covered += take;
+    }
+  } else if (in.prefix_id) {
+    const std::uint64_t shared = in.prefix_tokens ? std::min(in.prefix_tokens, in.prompt_tokens) : in.prompt_tokens;
+    segs.push_back({hash_mix(kPrefixTag, in.prefix_id), shared});
+    covered = shared;
+  }
+  const std::uint64_t total = in.prompt_tokens + in.output_tokens;
+  if (total > covered) segs.push_back({hash_mix(kOwnTag, uid), total - covered});
+  if (in.session) sessions[in.session] = segs;
+}
+
 struct Pending {
   double t = 0;
   std::uint64_t seq = 0;
@@ -331,24 +357,28 @@ class Source {
   }
   // A synthetic session's next turn, or a closed-loop user's next session.
   void on_finish(const Req& q, double t) {
+    on_finish_turn(q.in.session, q.turn, q.user, q.in.prompt_tokens, q.in.output_tokens, t);
+  }
+  void on_finish_turn(std::uint64_t session, std::uint64_t turn, std::uint64_t user, std::uint64_t prompt_tokens,
+                      std::uint64_t output_tokens, double t) {
     if (!spec_ || created_ >= spec_->requests) return;
     const bool closed = spec_->arrivals == WorkloadSpec::Arrivals::closed;
     const double think = spec_->think_s > 0 ? rng_.exponential(spec_->think_s) : 0.0;
-    if (q.turn < spec_->turns) {
+    if (turn < spec_->turns) {
       Pending p;
       p.t = t + think;
       p.seq = seq_++;
-      p.user = q.user;
-      p.turn = q.turn + 1;
+      p.user = user;
+      p.turn = turn + 1;
       p.r.arrival_s = p.t;
-      p.r.session = q.in.session;
-      const std::uint64_t history = checked_add(q.in.prompt_tokens, q.in.output_tokens, "prompt tokens");
+      p.r.session = session;
+      const std::uint64_t history = checked_add(prompt_tokens, output_tokens, "prompt tokens");
       p.r.prompt_tokens = checked_add(history, sample_length(spec_->prompt, rng_), "prompt tokens");
       p.r.output_tokens = sample_length(spec_->output, rng_);
       ++created_;
       heap_.push(p);
     } else if (closed) {
-      push_new_session(t + think, q.user);
+      push_new_session(t + think, user);
     }
   }
 
@@ -620,24 +650,7 @@ class Simulator {
     q.tables.resize(groups_.size());
     q.cached.assign(groups_.size(), 0);
     q.hashes.resize(slot_sizes_.size());
-    // Token content (what prefix caching can match), see SimRequest.
-    std::uint64_t covered = 0;
-    auto hist = in.session ? sessions_.find(in.session) : sessions_.end();
-    if (hist != sessions_.end()) {
-      for (const auto& s : hist->second) {
-        if (covered >= in.prompt_tokens) break;
-        const std::uint64_t take = std::min(s.len, in.prompt_tokens - covered);
-        q.segs.push_back({s.key, take});
-        covered += take;
-      }
-    } else if (in.prefix_id) {
-      const std::uint64_t shared = in.prefix_tokens ? std::min(in.prefix_tokens, in.prompt_tokens) : in.prompt_tokens;
-      q.segs.push_back({hash_mix(kPrefixTag, in.prefix_id), shared});
-      covered = shared;
-    }
-    const std::uint64_t total = in.prompt_tokens + in.output_tokens;
-    if (total > covered) q.segs.push_back({hash_mix(kOwnTag, q.uid), total - covered});
-    if (in.session) sessions_[in.session] = q.segs;
+    request_segments(sessions_, in, q.uid, q.segs);
     r.prompt_tokens += in.prompt_tokens;
     waiting_.push_back(id);
   }

@@ -1,0 +1,185 @@
+// The simulator's SGLang and llama-server options from a launch command: the engine's own flag
+// parser (check/flags*.cpp, the one `kvplan check` reads the command with) gives the flags as
+// written; each engine option table entry (kvplan/engine_fields.h) whose flag the command sets
+// takes its value, as `kvplan engine` maps its flags. Scheduler-only flags (not memory) are read
+// here by their engine names.
+#include <algorithm>
+
+#include "check/flags.h"
+#include "kvplan/engine_fields.h"
+#include "kvplan/error.h"
+#include "kvplan/hardware.h"
+#include "kvplan/simulate.h"
+
+namespace kvplan {
+
+namespace {
+
+std::vector<std::string> split_flags(std::string_view s) {
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    const auto c = s.find(',');
+    out.emplace_back(s.substr(0, c));
+    if (c == std::string_view::npos) break;
+    s.remove_prefix(c + 1);
+  }
+  return out;
+}
+
+// The flag definition (all its spellings) of a canonical name the parser returned.
+const std::vector<std::string>& spellings(EngineKind e, const std::string& canonical) {
+  const detail::EngineFlagTable& t = detail::engine_flag_table(e);
+  const auto it = t.by_name.find(canonical);
+  static const std::vector<std::string> none;
+  return it == t.by_name.end() ? none : t.flags[it->second].names;
+}
+
+// {field name: value} for every table field one of whose flags the command sets; `skip` lists
+// canonical flags read elsewhere.
+template <class O>
+nlohmann::json table_request(EngineKind e, std::span<const EngineOptionField<O>> table, const detail::ParsedFlags& f,
+                             const std::vector<std::string>& skip) {
+  nlohmann::json req = nlohmann::json::object();
+  for (const auto& [canonical, value] : f.values) {
+    if (std::find(skip.begin(), skip.end(), canonical) != skip.end()) continue;
+    const auto& names = spellings(e, canonical);
+    for (const auto& field : table) {
+      const auto flags = split_flags(field.cli_flags);
+      const bool hit = std::any_of(flags.begin(), flags.end(), [&](const std::string& x) {
+        return std::find(names.begin(), names.end(), x) != names.end();
+      });
+      if (!hit) continue;
+      if (field.type == FieldType::boolean) req[std::string(field.name)] = detail::flag_truthy(value, canonical);
+      else req[std::string(field.name)] = value;
+    }
+  }
+  return req;
+}
+
+std::string want_engine(const Deployment& d, EngineKind e, std::string_view example) {
+  if (d.engine != e)
+    throw InputError::value("launch command", std::string(engine_name(d.engine)), std::string(example));
+  return {};
+}
+
+}  // namespace
+
+SglangSimOptions sglang_sim_options(const Deployment& d) {
+  want_engine(d, EngineKind::sglang, "an SGLang command (python -m sglang.launch_server ..., sglang serve ...)");
+  const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::sglang, d.args, d.env, d.base_dir);
+  SglangSimOptions out;
+  std::vector<std::string> skip = {"--chunked-prefill-size"};
+  if (f.has("--chunked-prefill-size")) {
+    // argparse type=int; -1 turns chunked prefill off.
+    const std::int64_t c = detail::plain_int(f.get("--chunked-prefill-size"), "--chunked-prefill-size");
+    if (c < -1 || c == 0) throw InputError::value("--chunked-prefill-size", f.get("--chunked-prefill-size"), "a positive integer or -1");
+    if (c > 0) out.options.chunked_prefill_size = static_cast<std::uint64_t>(c);
+    else out.scheduler.chunked_prefill = false;
+  }
+  const SglangOptions parsed = sglang_options_from_request(table_request(EngineKind::sglang, sglang_fields(), f, skip),
+                                                          FieldNaming::cli_flag);
+  const auto chunk = out.options.chunked_prefill_size;
+  out.options = parsed;
+  out.options.chunked_prefill_size = chunk;
+  if (f.has("--schedule-conservativeness")) {
+    out.scheduler.schedule_conservativeness = detail::plain_float(f.get("--schedule-conservativeness"), "--schedule-conservativeness");
+    if (!(out.scheduler.schedule_conservativeness >= 0))
+      throw InputError::value("--schedule-conservativeness", f.get("--schedule-conservativeness"), "a non-negative number");
+  }
+  if (f.has("--max-prefill-tokens")) {
+    out.scheduler.max_prefill_tokens = detail::plain_uint(f.get("--max-prefill-tokens"), "--max-prefill-tokens");
+    if (out.scheduler.max_prefill_tokens == 0) throw InputError::value("--max-prefill-tokens", "0", "a positive integer");
+  }
+  if (f.has("--schedule-policy") && f.get("--schedule-policy") != "fcfs")
+    out.notes.push_back("--schedule-policy " + f.get("--schedule-policy") + " is simulated as fcfs");
+  if (f.has("--enable-mixed-chunk") && detail::flag_truthy(f.get("--enable-mixed-chunk"), "--enable-mixed-chunk"))
+    out.notes.push_back("--enable-mixed-chunk is not simulated: prefill and decode run as separate batches");
+  return out;
+}
+
+LlamaServerSimOptions llamacpp_sim_options(const Deployment& d) {
+  want_engine(d, EngineKind::llamacpp, "a llama-server command");
+  const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::llamacpp, d.args, d.env, d.base_dir);
+  LlamaServerSimOptions out;
+  std::vector<std::string> skip = {"-np", "--parallel", "-fa", "--flash-attn"};
+  for (const auto& [canonical, value] : f.values) {
+    const auto& names = spellings(EngineKind::llamacpp, canonical);
+    const bool is = [&](std::initializer_list<const char*> want) {
+      return std::any_of(want.begin(), want.end(), [&](const char* w) { return std::find(names.begin(), names.end(), w) != names.end(); });
+    }({"--parallel", "--flash-attn", "--slot-prompt-similarity", "--context-shift", "--cache-reuse"});
+    if (is) skip.push_back(canonical);
+  }
+  LlamaCppOptions o = llamacpp_options_from_request(table_request(EngineKind::llamacpp, llamacpp_fields(), f, skip),
+                                                    FieldNaming::cli_flag);
+  for (const auto& [canonical, value] : f.values) {
+    const auto& names = spellings(EngineKind::llamacpp, canonical);
+    auto named = [&](const char* w) { return std::find(names.begin(), names.end(), w) != names.end(); };
+    if (named("--parallel")) {
+      // -np -1 is "auto" (the server's default slots); 0 and below -1 are refused.
+      const std::int64_t n = detail::plain_int(value, "--parallel");
+      if (n == 0 || n < -1) throw InputError::value("--parallel", value, "a positive number of slots, or -1 (auto)");
+      if (n > 0) o.parallel = static_cast<std::uint64_t>(n);
+    } else if (named("--flash-attn")) {
+      o.flash_attn = value == "true" ? "on" : value;  // the older switch form: -fa alone enables it
+    } else if (named("--slot-prompt-similarity")) {
+      out.server.slot_prompt_similarity = detail::plain_float(value, "--slot-prompt-similarity");
+      if (!(out.server.slot_prompt_similarity >= 0 && out.server.slot_prompt_similarity <= 1))
+        throw InputError::value("--slot-prompt-similarity", value, "a fraction in [0, 1]");
+    } else if (named("--context-shift") && detail::flag_truthy(value, canonical)) {
+      throw InputError::value("--context-shift", value, "context shifting off (kvplan simulate does not simulate shifting)");
+    } else if (named("--cache-reuse") && detail::plain_uint(value, "--cache-reuse") > 0) {
+      out.notes.push_back("--cache-reuse " + value + ": chunk reuse beyond the common prefix never applies to the simulated "
+                          "token content (shared prefixes and session histories), so it changes nothing here");
+    }
+  }
+  out.options = o;
+  return out;
+}
+
+SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& co, const LoadOptions& lo) {
+  if (d.engine != EngineKind::sglang && d.engine != EngineKind::llamacpp)
+    throw InputError::value("launch command", std::string(engine_name(d.engine)),
+                            "an SGLang or llama-server command (vLLM's is read by read_vllm_launch)");
+  SimDeployment p;
+  p.check = check_deployment(d, co);
+  const CheckResult& cr = p.check;
+  const std::string pretty = d.engine == EngineKind::sglang ? "SGLang" : "llama.cpp";
+  if (!cr.starts)
+    throw InputError::value(pretty + " settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(),
+                            "settings with which " + pretty + " starts on " + cr.gpu);
+  p.model = load_model(cr.model_ref, lo);
+  SimOptions& so = p.options;
+  so.engine_kind = d.engine;
+  if (d.engine == EngineKind::sglang) {
+    SglangSimOptions s = sglang_sim_options(d);
+    const auto* checked = std::get_if<SglangResult>(&cr.engine_result);
+    if (!checked) throw Error("kvplan simulate: internal error: kvplan check gave no SGLang profile");
+    so.sglang = s.options;
+    so.sglang_scheduler = s.scheduler;
+    so.sglang.blackwell = co.device ? is_blackwell(*co.device) : is_blackwell(find_accelerator(cr.gpu));
+    so.sglang.gpu_memory_bytes = cr.device_low_bytes;  // check's unfavourable end (the default chunk and graph sizes)
+    so.sglang.rest_bytes = checked->rest_bytes;        // check's KV budget after weights
+    const SglangResult prof = sglang_profile(p.model, so.sglang);
+    if (prof.max_total_num_tokens != checked->max_total_num_tokens || prof.page_size != checked->page_size ||
+        prof.max_running_requests != checked->max_running_requests || prof.chunked_prefill_size != checked->chunked_prefill_size)
+      throw Error("kvplan simulate: internal error: the simulated SGLang pool (" + std::to_string(prof.max_total_num_tokens) +
+                  " tokens) differs from kvplan check's (" + std::to_string(checked->max_total_num_tokens) + ")");
+    p.notes = s.notes;
+    p.gpus = so.sglang.tp_size * so.sglang.pp_size;
+  } else {
+    LlamaServerSimOptions l = llamacpp_sim_options(d);
+    const auto* checked = std::get_if<LlamaCppResult>(&cr.engine_result);
+    if (!checked) throw Error("kvplan simulate: internal error: kvplan check gave no llama.cpp profile");
+    so.llamacpp = l.options;
+    so.llama_server = l.server;
+    const LlamaCppResult prof = llamacpp_profile(p.model, so.llamacpp);
+    if (prof.n_ctx != checked->n_ctx || prof.n_seq_max != checked->n_seq_max || prof.n_ctx_seq != checked->n_ctx_seq)
+      throw Error("kvplan simulate: internal error: the simulated llama.cpp context (" + std::to_string(prof.n_ctx) +
+                  " cells) differs from kvplan check's (" + std::to_string(checked->n_ctx) + ")");
+    p.notes = l.notes;
+    p.gpus = cr.gpus ? cr.gpus : 1;
+  }
+  return p;
+}
+
+}  // namespace kvplan
