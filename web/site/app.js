@@ -57,7 +57,7 @@ const el = (tag, attrs = {}, ...kids) => {
 
 // A number tied to its JSON path. kind: 'count' (exact integer, separators), 'bytes' (exact
 // integer + " B"), 'human' (GB and GiB), 'seconds', 'rate', 'ratio', 'x' (a multiple), 'real' (a
-// fraction or other non-integer), 'text'.
+// fraction or other non-integer), 'list' (an array, comma-separated), 'text'.
 function num(path, value, kind = 'count') {
   let text;
   if (value === null || value === undefined) text = '—';
@@ -70,6 +70,7 @@ function num(path, value, kind = 'count') {
   else if (kind === 'x') text = value.toFixed(2) + 'x';
   else if (kind === 'ratio') text = (value * 100).toLocaleString('en-US', { maximumFractionDigits: 1 }) + ' %';
   else if (kind === 'real') text = value.toLocaleString('en-US', { maximumFractionDigits: 4 });
+  else if (kind === 'list') text = value.join(', ');
   else text = String(value);
   const s = el('span', { class: 'num', 'data-path': path, 'data-kind': kind, text });
   s.dataset.value = value === null || value === undefined ? 'null' : String(value);
@@ -477,7 +478,7 @@ function figure(path, key, value, human = true) {
   if (isInt && key.endsWith('_bytes')) return human ? [num(path, value, 'bytes'), ' = ', num(path, value, 'human')] : [num(path, value, 'bytes')];
   if (isInt) return [num(path, value)];
   if (typeof value === 'number') return [num(path, value, key === 'max_concurrency' ? 'x' : 'real')];
-  if (Array.isArray(value)) return [num(path, value, 'text')];
+  if (Array.isArray(value)) return [num(path, value, 'list')];
   return [num(path, value, 'text')];
 }
 
