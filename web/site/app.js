@@ -7,7 +7,7 @@
 let lib = null;
 const charts = {};
 window.kvplanCharts = charts;  // read by the browser tests
-const PANELS = ['model', 'compare', 'fit', 'speed', 'loop', 'check'];
+const PANELS = ['model', 'compare', 'fit', 'speed', 'loop', 'engine', 'check'];
 const DEFAULT_COMPARE = [
   'meta-llama/Llama-3.1-70B', 'meta-llama/Llama-3.1-8B', 'deepseek-ai/DeepSeek-V3', 'google/gemma-3-1b-it',
   'Qwen/Qwen3-0.6B', 'openai/gpt-oss-20b', 'Qwen/Qwen3-Next-80B-A3B-Thinking', 'mistralai/Mistral-7B-v0.1',
@@ -56,7 +56,8 @@ const el = (tag, attrs = {}, ...kids) => {
 };
 
 // A number tied to its JSON path. kind: 'count' (exact integer, separators), 'bytes' (exact
-// integer + " B"), 'human' (GB and GiB), 'seconds', 'rate', 'ratio', 'text'.
+// integer + " B"), 'human' (GB and GiB), 'seconds', 'rate', 'ratio', 'x' (a multiple), 'real' (a
+// fraction or other non-integer), 'list' (an array, comma-separated), 'text'.
 function num(path, value, kind = 'count') {
   let text;
   if (value === null || value === undefined) text = '—';
@@ -68,6 +69,8 @@ function num(path, value, kind = 'count') {
   else if (kind === 'approx') text = '≈ ' + value.toLocaleString('en-US', { maximumFractionDigits: 0 });
   else if (kind === 'x') text = value.toFixed(2) + 'x';
   else if (kind === 'ratio') text = (value * 100).toLocaleString('en-US', { maximumFractionDigits: 1 }) + ' %';
+  else if (kind === 'real') text = value.toLocaleString('en-US', { maximumFractionDigits: 4 });
+  else if (kind === 'list') text = value.join(', ');
   else text = String(value);
   const s = el('span', { class: 'num', 'data-path': path, 'data-kind': kind, text });
   s.dataset.value = value === null || value === undefined ? 'null' : String(value);
@@ -97,7 +100,7 @@ function saveUrl() {
   const q = new URLSearchParams();
   q.set('tab', current);
   for (const p of PANELS) {
-    for (const f of fields(p)) if (f.value !== defaults[p][f.name]) q.set(p + '.' + f.name, f.value);
+    for (const f of fields(p)) if (f.value !== (defaults[p][f.name] ?? '')) q.set(p + '.' + f.name, f.value);
     if (p === 'compare') {
       const picked = compareModels();
       const same = picked.length === DEFAULT_COMPARE.length && picked.every((m) => DEFAULT_COMPARE.includes(m));
@@ -107,12 +110,22 @@ function saveUrl() {
   history.replaceState(null, '', '#' + q.toString());
 }
 
+// A value from a link: a select is offered it even when it is not among its options.
+function setSelect(f, v) {
+  if (f.tagName === 'SELECT' && ![...f.options].some((o) => o.value === v)) f.append(el('option', { value: v, text: `${v} (from the link)` }));
+  f.value = v;
+}
+
 // A link's values go to the library as given: a select offers them even when they are not among its
 // options (kv_dtype=fp8 is the library's alias of fp8_e4m3), and the library says when one is wrong.
 // A parameter naming no field is reported above the panels, never dropped silently.
 function loadUrl() {
   const q = new URLSearchParams(location.hash.slice(1));
   const unknown = [];
+  // The Engine panel's form is the linked engine's table: pick the engine (and the GPU that fills
+  // its memory) first, build that form, then set its fields.
+  for (const name of ['engine', 'gpu']) if (q.has('engine.' + name)) setSelect(panelEl('engine').querySelector(`[name=${name}]`), q.get('engine.' + name));
+  if (q.has('engine.engine') || q.has('engine.gpu')) tryBuildEngineForm();
   for (const [k, v] of q) {
     if (k === 'tab') continue;
     const [p, name] = k.split('.');
@@ -125,9 +138,7 @@ function loadUrl() {
       for (const c of document.querySelectorAll('#compare-models input')) c.checked = want.has(c.value);
       continue;
     }
-    const f = panelEl(p).querySelector(`[name="${CSS.escape(name)}"]`);
-    if (f.tagName === 'SELECT' && ![...f.options].some((o) => o.value === v)) f.append(el('option', { value: v, text: `${v} (from the link)` }));
-    f.value = v;
+    setSelect(panelEl(p).querySelector(`[name="${CSS.escape(name)}"]`), v);
   }
   const box = document.getElementById('link-error');
   if (q.has('tab') && !PANELS.includes(q.get('tab'))) unknown.push('tab=' + q.get('tab'));
@@ -382,15 +393,60 @@ const RENDER = {
     });
   },
 
+  engine(v) {
+    // The form is the chosen engine's table; a new engine (the picker or a link) rebuilds it first.
+    if (engineBuiltFor !== v.engine) {
+      buildEngineForm(v.engine);
+      v = values('engine');
+    }
+    const args = { engine: v.engine, model: v.model };
+    for (const f of engineFields) {
+      const x = v[f.name];
+      if (x === undefined || x === '') continue;
+      // A switch's select says "true" / "false"; any other text (from a link) goes as given, for the library to refuse.
+      args[f.name] = f.type === 'boolean' && (x === 'true' || x === 'false') ? x === 'true' : x;
+    }
+    const r = call('engine', args);
+    const e = r.engine;
+    document.getElementById('engine-report').textContent = r.text;
+    document.getElementById('engine-json').textContent = JSON.stringify(e, EXACT_JSON ? rawBigInts : undefined, 1);
+    // Every figure of the engine's JSON: the engine's headline ones first, then the rest as the library orders them.
+    const scalar = (k) => e[k] === null || typeof e[k] !== 'object';
+    const first = (ENGINE_FIRST[e.engine] || []).filter((k) => k in e && scalar(k));
+    const rest = Object.keys(e).filter((k) => scalar(k) && !first.includes(k) && !['engine', 'model', 'schema'].includes(k));
+    summary(document.getElementById('engine-summary'), [
+      ['engine', num('engine', e.engine, 'text'), ' on ', num('model', e.model, 'text')],
+      ...[...first, ...rest].map((k) => [k.replace(/_/g, ' '), ...figure(k, k, e[k])]),
+    ]);
+    // Per-group lists (vLLM's KV cache groups, llama.cpp's caches, TensorRT-LLM's windows): one table each.
+    const tables = document.getElementById('engine-tables');
+    tables.replaceChildren();
+    for (const [k, rows] of Object.entries(e)) {
+      if (!Array.isArray(rows) || !rows.length || typeof rows[0] !== 'object') continue;
+      const cols = [...new Set(rows.flatMap((x) => Object.keys(x)))];
+      tables.append(el('div', { class: 'table-wrap' }, el('table', { id: `engine-${k}` },
+        el('caption', { text: k.replace(/_/g, ' ') }),
+        el('thead', {}, el('tr', {}, ...cols.map((c) => el('th', { scope: 'col', text: c.replace(/_/g, ' ') })))),
+        el('tbody', {}, ...rows.map((x, i) => el('tr', {}, ...cols.map((c) => el('td', {},
+          ...(c in x ? figure(`${k}.${i}.${c}`, c, x[c], false) : ['—'])))))))));
+    }
+  },
+
   check(v) {
-    const r = call('check', { command: v.command, gpu: v.gpu, gpus: v.gpus, model: v.model,
-      require_concurrency: v.require_concurrency, require_context: v.require_context });
+    // kvplan check's options (it has no field table): each form field under its own name.
+    const args = {};
+    for (const k of ['command', 'gpu', 'gpus', 'model', 'require_concurrency', 'require_context', 'gpu_memory', 'weights',
+      'engine_version', 'strict', 'engine_log']) if (v[k] !== undefined && v[k] !== '') args[k] = v[k];
+    const r = call('check', args);
     const c = r.check;
     const h = document.getElementById('check-headline');
-    h.replaceChildren(c.passed ? 'PASS — ' : 'FAIL — ', c.passed ? 'the deployment starts and meets the requirements.' : c.reason);
+    h.replaceChildren(num('verdict', c.verdict, 'text'), ' — ', c.passed ? 'the deployment starts and meets the requirements.' : c.reason);
     h.className = 'headline ' + (c.passed ? 'good' : 'bad');
     summary(document.getElementById('check-summary'), [
       ['passed', num('passed', c.passed, 'text')],
+      ['exit code', num('exit_code', c.exit_code), ' (strict: ', num('strict', c.strict, 'text'), ')'],
+      ['budget model', num('budget_model', c.budget_model, 'text'), '; calibrated by a start-up log: ', num('calibrated', c.calibrated, 'text')],
+      ['device memory', num('device_memory.low_bytes', c.device_memory.low_bytes, 'human'), ' to ', num('device_memory.high_bytes', c.device_memory.high_bytes, 'human')],
       ['engine', num('engine', c.engine, 'text')],
       ['model', num('model', c.model, 'text')],
       ['deployment', num('gpus', c.gpus), ' x ', num('gpu', c.gpu, 'text'), ' (tp ', num('tp', c.tp), ', pp ', num('pp', c.pp), ')'],
@@ -407,6 +463,24 @@ const RENDER = {
     document.getElementById('check-report').textContent = r.text;
   },
 };
+
+// The figures `kvplan engine --json` leads with, per engine (the rest follow in the JSON's order).
+const ENGINE_FIRST = {
+  vllm: ['starts', 'kv_cache_tokens', 'num_blocks', 'max_concurrency', 'max_model_len', 'max_fitting_len', 'available_kv_bytes', 'kv_cache_bytes'],
+  'llama.cpp': ['total_bytes', 'kv_bytes', 'state_bytes', 'n_ctx', 'n_seq_max', 'cells', 'swa_cells'],
+  sglang: ['starts', 'max_total_num_tokens', 'max_running_requests', 'max_concurrency', 'context_length', 'rest_bytes', 'kv_bytes'],
+  trtllm: ['starts', 'max_tokens', 'blocks', 'max_concurrency', 'max_seq_len', 'kv_memory_bytes'],
+};
+// One JSON value as shown: byte counts exact and in GB/GiB, counts with separators, a concurrency as
+// a multiple, other numbers as they are, lists and text as text.
+function figure(path, key, value, human = true) {
+  const isInt = typeof value === 'bigint' || Number.isInteger(value);
+  if (isInt && key.endsWith('_bytes')) return human ? [num(path, value, 'bytes'), ' = ', num(path, value, 'human')] : [num(path, value, 'bytes')];
+  if (isInt) return [num(path, value)];
+  if (typeof value === 'number') return [num(path, value, key === 'max_concurrency' ? 'x' : 'real')];
+  if (Array.isArray(value)) return [num(path, value, 'list')];
+  return [num(path, value, 'text')];
+}
 
 const KIND_COLORS = { full_attention: '#3b6fb6', sliding_attention: '#6baed6', chunked_attention: '#9ecae1', mla: '#2e9e5b',
   mamba: '#8e44ad', linear_attention: '#b07cc6', short_conv: '#e0a100', shared_kv: '#bbb', none: '#ddd' };
@@ -436,11 +510,54 @@ function buildForm(panel, verb, boxId, own) {
   }
   return table;
 }
+// The Engine panel's options: kvplan_call('fields', {verb: 'engine.vllm'}) is engine_fields(), the
+// table `kvplan engine`'s flags and kvplan.engine()'s keywords come from. Inputs are named by the
+// table's names; a switch is a select (blank = the default, true, false).
+let engineFields = [], engineBuiltFor = null, gpuCatalog = [];
+function buildEngineForm(engine) {
+  const box = document.getElementById('engine-fields');
+  box.replaceChildren();
+  engineFields = [];
+  engineBuiltFor = null;
+  window.kvplanEngineFields = engineFields;
+  const table = call('fields', { verb: 'engine.' + engine }).fields;  // an unknown engine: the library's error
+  const own = ['engine', 'model', 'gpu'];
+  for (const f of table) {
+    if (own.includes(f.name)) throw new Error(`the ${engine} table's field "${f.name}" clashes with the Engine panel's own`);
+    const flags = [f.cli_flag, ...(f.cli_aliases || [])].join(', ');
+    let input;
+    if (f.type === 'boolean') {
+      input = el('select', { name: f.name, 'data-type': f.type, title: f.help },
+        el('option', { value: '', text: `default (${f.default})` }), el('option', { value: 'true', text: 'true' }), el('option', { value: 'false', text: 'false' }));
+    } else {
+      input = el('input', { name: f.name, value: '', placeholder: f.default ?? 'unset', 'data-type': f.type, title: f.help });
+      if (f.type === 'tokens') input.setAttribute('list', 'token-presets');
+    }
+    box.append(el('label', {}, `${f.name}${f.unit ? ` (${f.unit})` : ''}`, input,
+      el('small', { text: `${f.help} · ${flags}${f.type === 'boolean' ? ' (a switch: turns the default over)' : ''}` })));
+  }
+  engineFields = table;
+  engineBuiltFor = engine;
+  window.kvplanEngineFields = engineFields;  // read by the browser tests
+  fillGpuMemory();
+}
+function tryBuildEngineForm() {
+  try { buildEngineForm(panelEl('engine').querySelector('[name=engine]').value); } catch (err) { if (!(err instanceof KvplanError)) throw err; }
+}
+// The GPU picker writes the catalog's device memory (memory_bytes, as the runtime reports it) into the
+// engine's gpu_memory_bytes option; it is no option itself (`kvplan engine` takes --gpu-memory).
+function fillGpuMemory() {
+  const g = gpuCatalog.find((x) => x.name === panelEl('engine').querySelector('[name=gpu]').value);
+  const mem = panelEl('engine').querySelector('[name=gpu_memory_bytes]');
+  if (g && mem) mem.value = String(g.memory_bytes);
+}
+
 function buildRequestForms() {
   planFields = buildForm('fit', 'plan', 'fit-fields', ['model']);
   sizeFields = buildForm('model', 'size', 'model-fields', ['model', 'config', 'upload']);
   window.kvplanPlanFields = planFields;  // read by the browser tests
   window.kvplanSizeFields = sizeFields;
+  buildEngineForm('vllm');
 }
 
 // --- start-up ------------------------------------------------------------------------------
@@ -450,6 +567,7 @@ function fillPickers() {
   const dtypes = dtypeList.dtypes.map((d) => d.name);
   const presets = dtypeList.weight_presets || [];
   const gpus = call('gpus').gpus;
+  gpuCatalog = gpus;
   const opt = (value, text) => el('option', { value, text: text || value });
   for (const s of document.querySelectorAll('select[data-models]')) s.replaceChildren(...models.map((m) => opt(m)));
   for (const s of document.querySelectorAll('select[data-dtypes]')) s.replaceChildren(opt('auto', 'auto (model dtype)'),
@@ -458,6 +576,8 @@ function fillPickers() {
   for (const s of document.querySelectorAll('select[data-gpus]')) s.replaceChildren(...gpus.map((g) => opt(g.name, `${g.name} (${g.memory_marketing})`)));
   // The Fit panel also plans on a custom device: no catalog entry, --gpu-memory (and bandwidth) below.
   panelEl('fit').querySelector('[name=gpu]').append(opt('', 'custom (set --gpu-memory below)'));
+  panelEl('check').querySelector('[name=gpu]').append(opt('', 'custom (set --gpu-memory below)'));
+  panelEl('engine').querySelector('[name=gpu]').prepend(opt('', 'none (type gpu_memory_bytes)'));
   document.getElementById('dtype-names').replaceChildren(opt('auto'), ...dtypes.map((d) => opt(d)));
   const pick = (p, name, value) => { const f = panelEl(p).querySelector(`[name=${name}]`); if ([...f.options].some((o) => o.value === value)) f.value = value; };
   pick('model', 'model', 'meta-llama/Llama-3.1-70B');
@@ -467,8 +587,10 @@ function fillPickers() {
   pick('speed', 'model', 'meta-llama/Llama-3.1-8B');
   pick('speed', 'kv_dtype', 'fp16');
   pick('loop', 'model', 'Qwen/Qwen3-0.6B');
+  pick('engine', 'model', 'meta-llama/Llama-3.1-8B');
   const h100 = gpus.find((g) => g.aliases && g.aliases.map((a) => a.toLowerCase()).includes('h100'));
-  for (const p of ['fit', 'speed', 'check']) if (h100) pick(p, 'gpu', h100.name);
+  for (const p of ['fit', 'speed', 'check', 'engine']) if (h100) pick(p, 'gpu', h100.name);
+  fillGpuMemory();
   const box = document.getElementById('compare-models');
   box.replaceChildren(...models.map((m) => el('label', {}, Object.assign(el('input', { type: 'checkbox', value: m }), { checked: DEFAULT_COMPARE.includes(m) }), ' ' + m)));
 }
@@ -494,6 +616,9 @@ function wire() {
     upload.value = '';
     update('model');
   });
+  // Picking a GPU on the Engine panel fills its memory option (before the panel re-renders).
+  panelEl('engine').querySelector('[name=gpu]').addEventListener('input', fillGpuMemory);
+  panelEl('engine').querySelector('[name=gpu]').addEventListener('change', fillGpuMemory);
   const slider = panelEl('loop').querySelector('[name=step]');
   const step = (d) => { slider.value = String(Math.max(0, Math.min(Number(slider.max), Number(slider.value) + d))); update('loop'); saveUrl(); };
   document.getElementById('loop-prev').addEventListener('click', () => step(-1));

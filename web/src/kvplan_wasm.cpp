@@ -16,6 +16,7 @@
 #include "kvplan/kvplan.h"
 
 #include "kvplan/check.h"
+#include "kvplan/engine_fields.h"
 #include "kvplan/planner.h"
 
 #ifdef __EMSCRIPTEN__
@@ -213,8 +214,42 @@ json do_generation(const json& a) {
   return {{"model", m.name}, {"prompt", prompt}, {"steps", steps}, {"rows", rows}};
 }
 
-// `kvplan check --format json -- COMMAND` (a pasted launch command; the page reads no files):
-// the same steps as the CLI's run_check. "text" adds format_check_text for the report box.
+// `kvplan engine ENGINE MODEL --json`: the engine's option table (kvplan/engine_fields.h) read by
+// the library's parser, as the CLI's flags and kvplan.engine()'s keywords are; every key but the
+// model's and "engine" is a field of that table (an unknown one is the parser's error). "text" is
+// the CLI's text output (format_engine_text) for the report box.
+json do_engine(const json& a) {
+  const EngineKind kind = parse_engine(string_field(a, "engine", "vllm"));
+  const json req = request_of(a, {"engine"});
+  const ModelSpec m = load(a);
+  json j;
+  std::string text;
+  auto report = [&](const auto& r) {
+    j = to_json(r);
+    text = format_engine_text(r);
+  };
+  switch (kind) {
+    case EngineKind::vllm: report(vllm_profile(m, vllm_options_from_request(req))); break;
+    case EngineKind::llamacpp: report(llamacpp_profile(m, llamacpp_options_from_request(req))); break;
+    case EngineKind::sglang: report(sglang_profile(m, sglang_options_from_request(req))); break;
+    case EngineKind::trtllm: report(trtllm_profile(m, trtllm_options_from_request(req))); break;
+  }
+  j["model"] = m.name;
+  return {{"engine", std::move(j)}, {"text", m.name + "\n" + text}};
+}
+
+// A switch given as a JSON bool, or as the text "true" / "false" a form sends (anything else is refused).
+bool bool_field(const json& a, const char* key, const char* flag) {
+  if (!a.contains(key) || a[key].is_null()) return false;
+  const auto& v = a[key];
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_string() && (v == "true" || v == "false" || v == "")) return v == "true";
+  throw InputError::value(flag, v.is_string() ? v.get<std::string>() : v.dump(), "true or false");
+}
+
+// `kvplan check --format json -- COMMAND` (a pasted launch command; the page reads no files, so a
+// start-up log is pasted text): the same steps as the CLI's run_check, option by option (check has
+// no field table). "text" adds format_check_text for the report box.
 json do_check(const json& a) {
   const std::string command = string_field(a, "command");
   const std::vector<std::string> argv = split_command_line(command);
@@ -222,7 +257,23 @@ json do_check(const json& a) {
   const Deployment d = parse_launch_command(argv);
   CheckOptions c;
   c.gpu = string_field(a, "gpu");
-  c.gpus = count_field(a, "gpus", "--gpus").value_or(0);
+  // --gpu-memory: the named GPU's memory replaced, or alone a custom device (the CLI reads it
+  // with plan's request parser too).
+  if (const std::string mem = string_field(a, "gpu_memory"); !mem.empty()) {
+    json dev = {{"gpu_memory", mem}};
+    if (!c.gpu.empty()) dev["gpu"] = c.gpu;
+    c.device = plan_input_from_request(dev, FieldNaming::cli_flag).gpu;
+  }
+  c.strict = bool_field(a, "strict", "--strict");
+  c.engine_version = string_field(a, "engine_version");
+  if (const std::string log = string_field(a, "engine_log"); !log.empty()) {
+    c.engine_log = log;
+    c.engine_log_source = "pasted start-up log";
+  }
+  if (const std::string w = string_field(a, "weights"); !w.empty()) c.weight_bytes = parse_bytes(w, "--weights");
+  const auto gpus = count_field(a, "gpus", "--gpus");
+  if (gpus && *gpus == 0) throw InputError::value("--gpus", "0", "a positive GPU count");
+  c.gpus = gpus.value_or(0);
   if (const std::string m = string_field(a, "model"); !m.empty()) c.model = m;
   c.require_concurrency = count_field(a, "require_concurrency", "--require-concurrency");
   if (c.require_concurrency && *c.require_concurrency == 0)
@@ -254,16 +305,22 @@ json do_dtypes(const json&) {
   return {{"dtypes", out}, {"weight_presets", weight_preset_names()}};
 }
 
-// kvplan.fields(verb) / request_fields(): the request table the page builds its plan form from.
+// kvplan.fields(verb) / request_fields(): the request table the page builds its plan form from;
+// "engine.<engine>" is that engine's option table (the Engine panel's form).
 json do_fields(const json& a) {
   json out = json::array();
-  for (const auto& f : request_fields(string_field(a, "verb", "plan"))) out.push_back(to_json(f));
+  const std::string verb = string_field(a, "verb", "plan");
+  if (verb.rfind("engine.", 0) == 0) {  // "engine.vllm": that engine's option table, as kvplan.fields()
+    for (const auto& f : engine_fields(parse_engine(verb.substr(7)))) out.push_back(to_json(f));
+  } else {
+    for (const auto& f : request_fields(verb)) out.push_back(to_json(f));
+  }
   return {{"fields", out}};
 }
 
 json functions() {
   return {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation",
-          "gpus",      "compare", "plan",   "sweep",  "check",  "fields"};
+          "gpus",      "compare", "plan",   "sweep",  "engine", "check",  "fields"};
 }
 
 json dispatch(const std::string& fn, const json& a) {
@@ -279,6 +336,7 @@ json dispatch(const std::string& fn, const json& a) {
   if (fn == "compare") return do_compare(a);
   if (fn == "plan") return do_plan(a);
   if (fn == "sweep") return do_sweep(a);
+  if (fn == "engine") return do_engine(a);
   if (fn == "check") return do_check(a);
   if (fn == "fields") return do_fields(a);
   std::string known;
