@@ -408,7 +408,7 @@ int run_simulate(SimulateCliOptions o) {
 
 static void register_simulate(CLI::App& app, Runner& run) {
   auto o = std::make_shared<SimulateCliOptions>();
-  auto* cmd = app.add_subcommand("simulate", "run an engine's scheduler and KV allocator (vLLM, SGLang, llama-server) over a request trace or synthetic workload");
+  auto* cmd = app.add_subcommand("simulate", "run an engine's scheduler and KV allocator (vLLM, SGLang, llama-server, TensorRT-LLM) over a request trace or synthetic workload");
   cmd->add_option("MODEL", o->positional,
                   "a model (as for kvplan size), or after -- a launch command: vllm serve MODEL --max-num-seqs 64 ...");
   cmd->add_option("--assume", o->assume, "accept an explicit assumption (as for kvplan size)");
