@@ -129,6 +129,42 @@ BOOST_AUTO_TEST_CASE(trtllm_guaranteed_no_evict_waits_instead) {
   BOOST_TEST(x.r.peak_blocks == 9u);
 }
 
+// ---- NVIDIA/TensorRT-LLM cpp/tests/unit_tests/batch_manager/microBatchSchedulerTest.cpp
+//      @02a10fed0dbf5db74c7da035be9c5fbef6d2df7a (forward: one iteration = one step), with a pool
+//      large enough that the capacity scheduler never limits.
+
+// SimpleNoOverlap: maxBatchSize 2, four requests of prompt 10 and 80 new tokens: requests 0 and 1
+// in iterations 0-79, requests 2 and 3 in 80-159, nothing after.
+BOOST_AUTO_TEST_CASE(trtllm_micro_batch_simple_no_overlap) {
+  const T::Run x = T::run(T::pool(10000, 10, 1000), T::trt_options(10, 2, Policy::guaranteed_no_evict),
+                          std::vector<SimRequest>(4, T::request(10, 80)));
+  BOOST_TEST(x.r.steps == 160u);
+  for (const SimStep& s : x.steps) BOOST_TEST(s.scheduled_requests == 2u);
+  BOOST_TEST(x.steps[0].prefill_tokens == 20u);
+  BOOST_TEST(x.steps[80].prefill_tokens == 20u);  // 2 and 3 start when 0 and 1 are done
+  BOOST_TEST(x.steps[79].decode_tokens == 2u);
+  BOOST_TEST(x.r.e2e_s.max == 160.0);
+}
+
+// SimpleMaxNumTokensBW1: maxNumTokens 12, maxBatchSize 4, four requests of prompt 10 and 10 new
+// tokens: 1, 2, 3 requests in iterations 0-2; 3 in 3-9 (1 context + 3 generation would be 13
+// tokens); at 10 request 0 is done and 3 enters (3 requests); at 11 request 1 is done (2); all done
+// by iteration 20.
+BOOST_AUTO_TEST_CASE(trtllm_micro_batch_simple_max_num_tokens_bw1) {
+  SimOptions o = T::trt_options(10, 4, Policy::guaranteed_no_evict);
+  o.trtllm_scheduler.max_num_tokens = 12;
+  const T::Run x = T::run(T::pool(10000, 10, 1000), o, std::vector<SimRequest>(4, T::request(10, 10)));
+  BOOST_REQUIRE(x.steps.size() >= 12u);
+  for (std::size_t it = 0; it < 3; ++it) BOOST_TEST(x.steps[it].scheduled_requests == it + 1);
+  for (std::size_t it = 3; it < 10; ++it) BOOST_TEST(x.steps[it].scheduled_requests == 3u);
+  BOOST_TEST(x.steps[3].prefill_tokens == 0u);
+  BOOST_TEST(x.steps[10].scheduled_requests == 3u);
+  BOOST_TEST(x.steps[10].prefill_tokens == 10u);  // request 3's context
+  BOOST_TEST(x.steps[11].scheduled_requests == 2u);
+  BOOST_TEST(x.r.steps == 20u);  // iterations 0-19
+  BOOST_TEST(x.r.finished == 4u);
+}
+
 // MicroBatchScheduler (derived from microBatchScheduler.cpp, not a ported test): without chunked
 // context a context request costs its whole prompt and the batch stops at the first that would
 // pass max_num_tokens; with it, contexts share what is left first come first served, a partial
