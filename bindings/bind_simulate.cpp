@@ -116,7 +116,7 @@ void bind_simulate(pyb::module_& m) {
   }, "model"_a, "gpu"_a, "engine"_a, "max_num_seqs"_a, "long_prefill_token_threshold"_a, "chunked_prefill"_a,
      "reserve_full_isl"_a, "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
      "slo_e2e"_a, "steps"_a, "find"_a, "slo_percentile"_a, "price"_a, "target_rate"_a);
-  // SGLang and llama-server: a launch command, read by kvplan check (the memory budget) and by the
+  // SGLang, llama-server and TensorRT-LLM: a launch command, read by kvplan check (the memory budget) and by the
   // engine's option table (prepare_simulation), as `kvplan simulate ... -- COMMAND` reads it.
   m.def("_simulate_launch", [](const std::vector<std::string>& command, const std::string& gpu, pyb::handle model,
                                pyb::handle workload, pyb::handle trace, pyb::handle requests, pyb::handle calibration,

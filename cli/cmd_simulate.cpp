@@ -110,6 +110,17 @@ struct OtherEngineFlags {
         {EngineKind::llamacpp, "--slot-prompt-similarity", false, "prompt similarity that picks a slot (default 0.1)"},
         {EngineKind::llamacpp, "--cache-reuse", false, "KV shift chunk reuse (noted)"},
         {EngineKind::llamacpp, "--context-shift", true, "refused (shifting is not simulated)"},
+        // trtllm-serve's own flags (tensorrt_llm/commands/serve.py); the rest (tokens_per_block, the KV
+        // dtype, the capacity scheduler policy) in its --extra_llm_api_options YAML.
+        {EngineKind::trtllm, "--max_batch_size", false, "requests per batch (default 2048)"},
+        {EngineKind::trtllm, "--max_num_tokens", false, "tokens per step (default 8192)"},
+        {EngineKind::trtllm, "--max_seq_len", false, "longest sequence (default: the model's)"},
+        {EngineKind::trtllm, "--kv_cache_free_gpu_memory_fraction", false, "KV share of the free memory (default 0.9)"},
+        {EngineKind::trtllm, "--tp_size", false, "tensor-parallel size"},
+        {EngineKind::trtllm, "--pp_size", false, "pipeline-parallel size"},
+        {EngineKind::trtllm, "--enable_chunked_prefill", true, "chunked context"},
+        {EngineKind::trtllm, "--extra_llm_api_options", false,
+         "LLM API YAML (kv_cache_config, scheduler_config.capacity_scheduler_policy, ...)"},
     };
     std::vector<std::tuple<EngineKind, std::string, bool, std::string>> want;
     auto table = [&](EngineKind e, const std::vector<EngineField>& fields) {
@@ -146,9 +157,11 @@ struct OtherEngineFlags {
       }
       flags.push_back({e, fwd, sw});
       EngineFlag& f = flags.back();
-      const std::string h = std::string(e == EngineKind::sglang ? "[sglang] " : "[llama.cpp] ") + help;
+      const std::string h = std::string(e == EngineKind::sglang ? "[sglang] " : e == EngineKind::trtllm ? "[trtllm] " : "[llama.cpp] ") + help;
       f.option = sw ? c.add_flag(names, f.on, h) : c.add_option(names, f.text, h);
-      f.option->group(e == EngineKind::sglang ? "SGLang (--engine sglang)" : "llama.cpp (--engine llama.cpp)");
+      f.option->group(e == EngineKind::sglang   ? "SGLang (--engine sglang)"
+                      : e == EngineKind::trtllm ? "TensorRT-LLM (--engine trtllm)"
+                                                : "llama.cpp (--engine llama.cpp)");
     }
   }
 };
@@ -259,7 +272,7 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
   };
   for (const char* f : vllm_only)
     if (given(f)) refuse(f, "vllm");
-  if (kind == EngineKind::llamacpp)
+  if (kind == EngineKind::llamacpp || kind == EngineKind::trtllm)
     for (const char* f : shared)
       if (given(f)) refuse(f, "vllm and sglang");
   for (const EngineFlag& f : o.other.flags)
@@ -276,6 +289,7 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
   } else {
     std::vector<std::string> cmd;
     if (kind == EngineKind::sglang) cmd = {"python3", "-m", "sglang.launch_server", "--model-path", argv[0]};
+    else if (kind == EngineKind::trtllm) cmd = {"trtllm-serve", argv[0]};
     else cmd = {"llama-server"};  // the model is kvplan's (d.model below), not a GGUF path
     if (kind == EngineKind::sglang) {
       if (!o.vllm.kv_cache_dtype.empty()) cmd.insert(cmd.end(), {"--kv-cache-dtype", o.vllm.kv_cache_dtype});
@@ -309,8 +323,6 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
 int run_simulate(SimulateCliOptions o) {
   if (o.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
   EngineKind kind = parse_engine(o.engine);
-  if (kind == EngineKind::trtllm)
-    throw InputError::value("--engine", o.engine, "vllm, sglang or llama.cpp (TensorRT-LLM's scheduler is not simulated)");
   if (o.trace.empty() == o.workload.empty()) throw InputError::value("workload", "", "exactly one of --trace FILE or --workload SPEC");
   std::vector<std::string> argv;
   for (const auto& part : o.positional)
@@ -319,8 +331,6 @@ int run_simulate(SimulateCliOptions o) {
   const bool launch = argv.size() > 1 || is_launcher(argv[0]);
   const Accelerator& gpu = find_accelerator(o.gpu);
   if (launch && !o.engine_given) kind = parse_launch_command(argv).engine;
-  if (kind == EngineKind::trtllm)
-    throw InputError::value("launch command", argv[0], "vllm, sglang or llama-server (TensorRT-LLM's scheduler is not simulated)");
   if (kind == EngineKind::vllm && o.other.any_given()) {
     for (const EngineFlag& f : o.other.flags)
       if (f.option->count() > 0)
@@ -398,14 +408,14 @@ int run_simulate(SimulateCliOptions o) {
 
 static void register_simulate(CLI::App& app, Runner& run) {
   auto o = std::make_shared<SimulateCliOptions>();
-  auto* cmd = app.add_subcommand("simulate", "run an engine's scheduler and KV allocator (vLLM, SGLang, llama-server) over a request trace or synthetic workload");
+  auto* cmd = app.add_subcommand("simulate", "run an engine's scheduler and KV allocator (vLLM, SGLang, llama-server, TensorRT-LLM) over a request trace or synthetic workload");
   cmd->add_option("MODEL", o->positional,
                   "a model (as for kvplan size), or after -- a launch command: vllm serve MODEL --max-num-seqs 64 ...");
   cmd->add_option("--assume", o->assume, "accept an explicit assumption (as for kvplan size)");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
   cmd->add_option("--model", o->model, "the model (as for kvplan size) of a launch command that names only a GGUF file "
                                        "(llama-server -m x.gguf), as for kvplan check --model");
-  cmd->add_option("--engine", o->engine, "the engine whose scheduler runs: vllm, sglang or llama.cpp (a launch command after -- names its own)")->capture_default_str();
+  cmd->add_option("--engine", o->engine, "the engine whose scheduler runs: vllm, sglang, llama.cpp or trtllm (a launch command after -- names its own)")->capture_default_str();
   o->vllm.add(*cmd);
   for (const char* f : {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size", "--gpu-memory-utilization",
                         "--kv-cache-memory", "--enable-prefix-caching", "--no-enable-prefix-caching", "--num-gpu-blocks-override",

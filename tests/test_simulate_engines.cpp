@@ -73,19 +73,6 @@ namespace E = sim_engines_test;
 
 BOOST_AUTO_TEST_SUITE(simulate_engines)
 
-// An engine whose scheduler is not simulated is one clear error naming it, not a vLLM run.
-BOOST_AUTO_TEST_CASE(unmodelled_engine_is_refused) {
-  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
-  SimOptions o;
-  o.step_time = E::unit_steps();
-  o.engine_kind = EngineKind::trtllm;
-  SimRequest q;
-  q.prompt_tokens = 10;
-  q.output_tokens = 1;
-  BOOST_CHECK_EXCEPTION(kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>{q}), InputError,
-                        HasMessage({"--engine", "trtllm"}));
-}
-
 // ---- SGLang's RadixCache: scenarios of sgl-project/sglang test/srt/test_radix_cache_unit.py@0db5a8be
 // (TestRadixCache), with the token ids and expected sizes as written there.
 

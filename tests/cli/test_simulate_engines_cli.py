@@ -1,4 +1,4 @@
-"""CLI contract for kvplan simulate --engine sglang / llama.cpp (docs/simulate.md, /shared/spec/interface.md).
+"""CLI contract for kvplan simulate --engine sglang / llama.cpp / trtllm (docs/simulate.md, /shared/spec/interface.md).
 
 Run as: /usr/bin/python3 test_simulate_engines_cli.py <path-to-kvplan>. Every JSON output is validated
 against docs/schema/simulate.schema.json by the harness; the engine's pool must be the one
@@ -69,8 +69,8 @@ def sglang_flags_of_other_engines_refused():
     assert r.returncode == 2 and "--max-model-len" in r.stderr and r.stdout == ""
     r = run("simulate", MODEL, "--gpu", "H100", "--context-length", "4096", "--trace", t)
     assert r.returncode == 2 and "--context-length" in r.stderr and "sglang" in r.stderr
-    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--trace", t)
-    assert r.returncode == 2 and "trtllm" in r.stderr
+    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--context-length", "4096", "--trace", t)
+    assert r.returncode == 2 and "--context-length" in r.stderr and "sglang" in r.stderr
 
 
 def llamacpp_json_contract():
@@ -105,6 +105,38 @@ def llamacpp_launch_form_and_limits():
     r = run("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--context-shift", "--trace", t)
     assert r.returncode == 2 and "--context-shift" in r.stderr
     r = run("simulate", MODEL, "--gpu", "H100", "--engine", "llama.cpp", "--kv-cache-dtype", "fp8", "--trace", t)
+    assert r.returncode == 2 and "--kv-cache-dtype" in r.stderr
+
+
+def trtllm_json_contract_and_pool_is_checks():
+    j = js("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--max_seq_len", "8192", "--max_batch_size", "64",
+           "--workload", "rate=5 requests=200 prompt=uniform:100:1000 output=fixed:50 system_prompt=300 seed=1")
+    contract(j, "trtllm")
+    c = json.loads(run("check", "--gpu", "H100", "--format", "json", "--", "trtllm-serve", MODEL,
+                       "--max_seq_len", "8192", "--max_batch_size", "64").stdout)
+    assert j["num_blocks"] == c["engine_result"]["blocks"]
+    assert j["block_size"] == 32 and j["max_model_len"] == 8192
+    assert j["max_num_seqs"] == 64 and j["max_num_batched_tokens"] == 8192 and j["peak_running"] <= 64
+    assert j["finished"] == 200 and j["preemptions"] == 0  # GUARANTEED_NO_EVICT never pauses
+
+
+def trtllm_launch_form_and_policy():
+    t = trace(40)
+    y = write("kv_cache_config:\n  tokens_per_block: 64\nscheduler_config:\n  capacity_scheduler_policy: MAX_UTILIZATION\n",
+              ".yaml")
+    r = run("simulate", "--gpu", "H100", "--trace", t, "--json", "--", "trtllm-serve", MODEL, "--max_seq_len", "8192",
+            "--extra_llm_api_options", y)
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)
+    b = js("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--trace", t, "--max_seq_len", "8192",
+           "--extra_llm_api_options", y)
+    contract(a, "trtllm")
+    assert a["block_size"] == 64 and a["num_blocks"] == b["num_blocks"] and a["ttft_s"] == b["ttft_s"]
+    assert any("MAX_UTILIZATION" in n for n in a["notes"])
+    bad = write("scheduler_config:\n  capacity_scheduler_policy: STATIC_BATCH\n", ".yaml")
+    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--extra_llm_api_options", bad, "--trace", t)
+    assert r.returncode == 2 and "capacity_scheduler_policy" in r.stderr
+    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--kv-cache-dtype", "fp8", "--trace", t)
     assert r.returncode == 2 and "--kv-cache-dtype" in r.stderr
 
 

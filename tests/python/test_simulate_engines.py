@@ -1,6 +1,6 @@
-"""kvplan.simulate(..., engine="sglang" / "llama.cpp") from Python: the pool kvplan.check reports for
+"""kvplan.simulate(..., engine="sglang" / "llama.cpp" / "trtllm") from Python: the pool kvplan.check reports for
 the same launch command, the JSON contract, and a clear error for an engine that is not simulated
-(the C++ suite `simulate_engines` holds the ported SGLang and llama.cpp scenarios)."""
+(the C++ suites `simulate_engines` and `simulate_trtllm` hold the ported scenarios)."""
 import pytest
 
 import kvplan
@@ -41,8 +41,19 @@ def test_llamacpp_slots():
     assert r.max_model_len == 4096 and r.finished == 6
 
 
+def test_trtllm_pool_is_checks():
+    args = ["--max_seq_len", "8192", "--max_batch_size", "64"]
+    r = kvplan.simulate(MODEL, gpu="H100", engine="trtllm", engine_args=args, workload=SPEC)
+    chk = kvplan.check("trtllm-serve " + MODEL + " " + " ".join(args), gpu="H100")
+    assert r.engine == "trtllm"
+    assert r.num_blocks == chk.engine_result["blocks"]
+    assert r.block_size == 32 and r.max_model_len == 8192 and r.max_num_seqs == 64
+    assert r.finished == 80 and r.preemptions == 0
+    assert r.prefix_cache["hit_tokens"] == 0  # block reuse is not simulated
+
+
 def test_unsimulated_engine_and_foreign_options_refused():
     with pytest.raises(kvplan.KvplanError, match="trtllm"):
-        kvplan.simulate(MODEL, gpu="H100", engine="trtllm", workload=SPEC)
+        kvplan.simulate(MODEL, gpu="H100", engine="tgi", workload=SPEC)
     with pytest.raises(kvplan.KvplanError, match="max_model_len"):
         kvplan.simulate(MODEL, gpu="H100", engine="sglang", max_model_len=4096, workload=SPEC)

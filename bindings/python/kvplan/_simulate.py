@@ -44,7 +44,8 @@ def _model(model):
     return model if isinstance(model, _core.Model) else _core.load(model)
 
 
-_LAUNCHERS = {"sglang": ["python3", "-m", "sglang.launch_server", "--model-path"], "llama.cpp": ["llama-server"]}
+_LAUNCHERS = {"sglang": ["python3", "-m", "sglang.launch_server", "--model-path"], "llama.cpp": ["llama-server"],
+              "trtllm": ["trtllm-serve"]}
 
 
 def _engine_name(engine):
@@ -57,12 +58,12 @@ def _engine_name(engine):
 
 
 def _simulate_other(model, engine, gpu, engine_args, command, run):
-    """SGLang / llama-server: the launch command (given, or MODEL plus engine_args in the engine's
+    """SGLang / llama-server / TensorRT-LLM: the launch command (given, or MODEL plus engine_args in the engine's
     own flag names) is read by kvplan.check and the engine's option table (prepare_simulation)."""
     if command is None:
         name = model.name if isinstance(model, _core.Model) else str(model)
-        if engine == "sglang":
-            command = _LAUNCHERS["sglang"] + [name]
+        if engine in ("sglang", "trtllm"):
+            command = _LAUNCHERS[engine] + [name]
             config = None
         else:
             command = list(_LAUNCHERS["llama.cpp"])
@@ -95,12 +96,13 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
     engine's own launch flags, engine_args=["--context-length", "8192", "--page-size", "16"] (SGLang)
     or ["--ctx-size", "16384", "--parallel", "4"] (llama-server), or a whole launch command in
     command=[...] (then `model`, if given, is the config of a GGUF the command names); the vLLM
-    keywords above do not apply to them. engine="trtllm" is refused (not simulated).
+    keywords above do not apply to them. engine="trtllm" takes trtllm-serve's flags
+    (["--max_batch_size", "64", "--max_num_tokens", "8192", "--extra_llm_api_options", "x.yaml"]).
     """
     engine = _engine_name(engine)
     if engine != "vllm":
         if engine not in _LAUNCHERS:
-            raise _core.KvplanError(f"engine: expected vllm, sglang or llama.cpp (the engines whose scheduler is "
+            raise _core.KvplanError(f"engine: expected vllm, sglang, llama.cpp or trtllm (the engines whose scheduler is "
                                     f"simulated), got {engine!r}")
         vllm_given = {k: v for k, v in (("max_model_len", max_model_len), ("max_num_seqs", max_num_seqs),
                                           ("max_num_batched_tokens", max_num_batched_tokens),
@@ -116,7 +118,7 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
                    steps=steps, find=find, slo_percentile=slo_percentile, price=price, target_rate=target_rate)
         return _simulate_other(model, engine, gpu, engine_args, command, run)
     if engine_args is not None or command is not None:
-        raise _core.KvplanError("engine_args / command: for engine='sglang' or 'llama.cpp' (vLLM takes keywords)")
+        raise _core.KvplanError("engine_args / command: for engine='sglang', 'llama.cpp' or 'trtllm' (vLLM takes keywords)")
     m = _model(model)
     d = _core._vllm_serve_batch_defaults(gpu)
     mnbt = max_num_batched_tokens if max_num_batched_tokens is not None else d["max_num_batched_tokens"]

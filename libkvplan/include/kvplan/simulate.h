@@ -191,14 +191,32 @@ struct LlamaServerSimOptions {
 LlamaServerSimOptions llamacpp_sim_options(const Deployment& d);
 
 
+// TensorRT-LLM's scheduler settings that its engine profile does not hold (tensorrt_llm/llmapi/llm_args.py:
+// max_num_tokens 8192, enable_chunked_prefill False, SchedulerConfig.capacity_scheduler_policy GUARANTEED_NO_EVICT).
+enum class TrtllmCapacityPolicy { guaranteed_no_evict, max_utilization };
+struct TrtllmSchedulerOptions {
+  TrtllmCapacityPolicy policy = TrtllmCapacityPolicy::guaranteed_no_evict;
+  std::uint64_t max_num_tokens = 8192;   // tokens per step (MicroBatchScheduler)
+  bool enable_chunked_context = false;   // enable_chunked_prefill
+};
+// TensorRT-LLM settings from a `trtllm-serve ...` command (its flags and --extra_llm_api_options).
+struct TrtllmSimOptions {
+  TrtllmOptions options;
+  TrtllmSchedulerOptions scheduler;
+  std::vector<std::string> notes;
+};
+TrtllmSimOptions trtllm_sim_options(const Deployment& d);
+
 struct SimOptions {
-  EngineKind engine_kind = EngineKind::vllm;  // whose scheduler runs: vllm, sglang or llamacpp (trtllm is refused)
+  EngineKind engine_kind = EngineKind::vllm;  // whose scheduler runs: vllm, sglang, llamacpp or trtllm
   VllmOptions engine;            // vLLM: as `kvplan engine vllm`; the memory budget must be resolved
   SimSchedulerOptions scheduler;  // vLLM
   SglangOptions sglang;          // SGLang: as `kvplan engine sglang` (the pool: sglang_profile)
   SglangSchedulerOptions sglang_scheduler;
   LlamaCppOptions llamacpp;      // llama.cpp: as `kvplan engine llama.cpp` (slots and cells: llamacpp_profile)
   LlamaServerOptions llama_server;
+  TrtllmOptions trtllm;          // TensorRT-LLM: as `kvplan engine trtllm` (the pool: trtllm_profile)
+  TrtllmSchedulerOptions trtllm_scheduler;
   StepTimeModel step_time;
   SloTargets slo;
   std::function<void(const SimStep&)> on_step;   // optional per-step sink
@@ -206,7 +224,7 @@ struct SimOptions {
   std::uint64_t max_steps = 100'000'000;   // safety bound; exceeding it is an error
 };
 
-// An SGLang or llama-server deployment made ready to simulate: kvplan check's reading of it (the
+// An SGLang, llama-server or TensorRT-LLM deployment made ready to simulate: kvplan check's reading of it (the
 // memory budget at the unfavourable end of its band), the model, and the simulator's options from
 // the same command, whose pool must be the one check reports (an internal error otherwise). An
 // engine that does not start on the GPU is an InputError with check's reason.
@@ -241,9 +259,10 @@ struct SimGroupInfo {
 //   vllm        num_blocks (+ null)     block_size   max_model_len    max_num_seqs          max_num_batched_tokens
 //   sglang      pool pages              page_size    context_length   max_running_requests  chunked_prefill_size
 //   llamacpp    cells (all streams)     1 (a cell)   slot context     slots (-np)           n_batch
+//   trtllm      pool blocks             tokens_per_block max_seq_len  max_batch_size        max_num_tokens
 struct SimResult {
   // The deployment as the engine sizes it (vllm_profile, sglang_profile, llamacpp_profile).
-  std::string engine = "vllm";         // "vllm", "sglang", "llama.cpp"
+  std::string engine = "vllm";         // "vllm", "sglang", "llama.cpp", "trtllm"
   std::string model, gpu;
   std::uint64_t num_blocks = 0;        // the engine's pool in blocks (see the table above)
   std::uint64_t block_size = 0;
@@ -274,7 +293,7 @@ struct SimResult {
 };
 
 // Runs the workload on o.engine_kind's scheduler. Throws InputError when the engine does not
-// start (the engine's own message), or for an engine the simulator does not model (trtllm).
+// start (the engine's own message).
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests);
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w);
 // The requests an open-loop spec produces (closed loops and multi-turn think times depend on the

@@ -90,8 +90,10 @@ CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const S
   } else {
     out.notes.push_back("no rate down to 1e-4 req/s meets the SLOs");
   }
-  out.gpus_per_replica = std::max<std::uint64_t>(1, o.engine.tensor_parallel_size) *
-                         std::max<std::uint64_t>(1, o.engine.pipeline_parallel_size);
+  out.gpus_per_replica = o.engine_kind == EngineKind::trtllm
+                             ? std::max<std::uint64_t>(1, o.trtllm.tp_size) * std::max<std::uint64_t>(1, o.trtllm.pp_size)
+                             : std::max<std::uint64_t>(1, o.engine.tensor_parallel_size) *
+                                   std::max<std::uint64_t>(1, o.engine.pipeline_parallel_size);
   if (c.target_rate > 0 && out.max_rate > 0)
     out.replicas_for_target = static_cast<std::uint64_t>(std::ceil(c.target_rate / out.max_rate - 1e-12));
   if (c.price_per_gpu_hour > 0 && best && best->throughput_output_tokens_per_s > 0) {

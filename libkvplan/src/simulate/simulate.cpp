@@ -28,6 +28,7 @@
 // docs/simulate.md lists what is simplified.
 #include "simulate/llamacpp_sim.h"
 #include "simulate/sglang_sim.h"
+#include "simulate/trtllm_sim.h"
 #include "simulate/vllm_sim.h"
 
 namespace kvplan {
@@ -36,7 +37,7 @@ using detail::Simulator;
 using detail::Source;
 
 namespace {
-// The engines whose scheduler the simulator runs; the others are refused by name.
+// The engines whose scheduler the simulator runs.
 template <class Sim>
 SimResult run_with(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
   Sim s(m, gpu, o);
@@ -50,9 +51,7 @@ SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOption
     case EngineKind::vllm: r = run_with<Simulator>(m, gpu, o, src, last_turn); break;
     case EngineKind::sglang: r = run_with<detail::SglangSimulator>(m, gpu, o, src, last_turn); break;
     case EngineKind::llamacpp: r = run_with<detail::LlamaServerSimulator>(m, gpu, o, src, last_turn); break;
-    case EngineKind::trtllm:
-      throw InputError::value("--engine", std::string(engine_name(o.engine_kind)),
-                              "vllm, sglang or llama.cpp (the engines whose scheduler is simulated)");
+    case EngineKind::trtllm: r = run_with<detail::TrtllmSimulator>(m, gpu, o, src, last_turn); break;
   }
   r.model = m.name;
   r.gpu = gpu.name;

@@ -88,7 +88,7 @@ nlohmann::json to_json(const CapacityResult& c) {
 
 std::string format_simulate_text(const SimResult& r) {
   std::ostringstream os;
-  const char* who = r.engine == "sglang" ? "SGLang scheduler and radix cache" : r.engine == "llama.cpp" ? "llama-server slots" : "vLLM V1 scheduler";
+  const char* who = r.engine == "sglang" ? "SGLang scheduler and radix cache" : r.engine == "llama.cpp" ? "llama-server slots" : r.engine == "trtllm" ? "TensorRT-LLM batch manager" : "vLLM V1 scheduler";
   os << "simulate: " << r.model << " on " << r.gpu << " (" << who << ")\n";
   os << "  KV cache: " << format_count(r.num_blocks, "block") << " of " << format_count(r.block_size, "token") << ", "
      << format_count(r.groups.size(), "group") << "; max_model_len " << format_count(r.max_model_len) << "; engine max concurrency "
