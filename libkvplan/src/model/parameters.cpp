@@ -141,6 +141,10 @@ bool in_list(const std::optional<std::vector<u64>>& list, u64 i) {
 }
 
 
+void no_weight_rule(const ParamCtx& x, const std::string& why) {
+  x.m.params.unknown_reason = "model_type " + x.m.model_type + ": kvplan has no proven parameter rule for this family (" +
+                              why + "), and the generic Llama-shaped estimate would be wrong for it";
+}
 
 void moe_block(const ParamCtx& x, const MoeStyle& s, u64 experts, u64 top_k, u64 expert_i) {
   const u64 h = x.h();
@@ -259,8 +263,6 @@ void mamba2_mixer(const ParamCtx& x, const std::string& p, const build::Mamba2Di
 }
 
 
-namespace {
-
 // Families whose layers are plain attention but that kvplan has no weight rule for: the generic
 // decoder (q/k/v/o without biases, SwiGLU MLP, two RMSNorms per layer) when the fields give it.
 void generic_decoder(const ParamCtx& x) {
@@ -280,6 +282,8 @@ void generic_decoder(const ParamCtx& x) {
          "RMSNorms per layer, embedding" +
          std::string(d.tie_word_embeddings ? " tied" : " + lm_head") + ")");
 }
+
+namespace {
 
 void sum_up(ModelSpec& m) {
   auto& p = m.params;

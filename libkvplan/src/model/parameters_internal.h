@@ -20,6 +20,16 @@ namespace kvplan::detail {
 // `family` is nullptr for a model_type without one (the generic-decoder estimate applies).
 void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family);
 
+// A family whose tensors kvplan has no proven rule for: its weights are unknown (plan, sweep and
+// check ask for --weights; a checkpoint's own headers still count them). `why` names what sets the
+// family apart from the generic Llama-shaped estimate, which would be wrong for it.
+void no_weight_rule(const ParamCtx& x, const std::string& why);
+
+// The generic Llama-shaped estimate (q/k/v/o, gated MLP of intermediate_size, two RMSNorms a
+// layer, embedding and head), said in a note; for a family with no rule whose tensors are
+// Llama's, and a model_type with no family. Leaves the count empty when the fields do not give it.
+void generic_decoder(const ParamCtx& x);
+
 inline constexpr std::uint64_t kAllActive = ~std::uint64_t{0};  // "active_count = count"
 
 class Inventory {

@@ -120,6 +120,18 @@ std::vector<Family> gemma() {
           Family{.name = "gemma3n",
                  .model_types = {"gemma3n", "gemma3n_text"},
                  .map_layers = map_gemma3n,
+                 // Gemma 3n's weights are not counted (modeling_gemma3n.py): beside Gemma 3's layers it
+                 // has per-layer embeddings (vocab_size_per_layer_input x num_hidden_layers x
+                 // hidden_size_per_layer_input, with their projections and gates), AltUp
+                 // (altup_num_inputs streams with correction and prediction coefficients), LAuReL
+                 // (laurel_rank low-rank residuals) and, in the multimodal model, the MobileNetV5
+                 // vision tower and the Conformer audio tower. No rule is written, so the weights
+                 // are unknown rather than a Llama-shaped estimate.
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "Gemma 3n: per-layer embeddings, AltUp, LAuReL, MobileNetV5 and Conformer "
+                                         "towers");
+                     },
                  .sliding_window_default = 512}};
 }
 
