@@ -297,14 +297,7 @@ class LlamaServerSimulator {
       ++r.rejected;
       return;
     }
-    std::uint32_t id;
-    if (!free_ids_.empty()) {
-      id = free_ids_.back();
-      free_ids_.pop_back();
-    } else {
-      id = static_cast<std::uint32_t>(reqs_.size());
-      reqs_.emplace_back();
-    }
+    const std::uint32_t id = take_slot(reqs_, free_ids_);
     LlamaReq& q = reqs_[id];
     q.in = in;
     q.in.arrival_s = p.t;

@@ -194,15 +194,8 @@ class RadixCache {
 
  private:
   std::uint32_t new_node() {
-    std::uint32_t id;
-    if (!free_nodes_.empty()) {
-      id = free_nodes_.back();
-      free_nodes_.pop_back();
-      nodes_[id] = Node{};
-    } else {
-      id = static_cast<std::uint32_t>(nodes_.size());
-      nodes_.emplace_back();
-    }
+    const std::uint32_t id = take_slot(nodes_, free_nodes_);
+    nodes_[id] = Node{};
     nodes_[id].alive = true;
     nodes_[id].last_access = ++clock_;  // TreeNode.__init__ stamps time.monotonic()
     return id;
@@ -705,14 +698,7 @@ class SglangSimulator {
       ++r.rejected;
       return;
     }
-    std::uint32_t id;
-    if (!free_ids_.empty()) {
-      id = free_ids_.back();
-      free_ids_.pop_back();
-    } else {
-      id = static_cast<std::uint32_t>(reqs_.size());
-      reqs_.emplace_back();
-    }
+    const std::uint32_t id = take_slot(reqs_, free_ids_);
     SglReq& q = reqs_[id];
     q.in = in;
     q.in.arrival_s = p.t;

@@ -1,11 +1,29 @@
 #pragma once
 // Private pieces shared by the simulator's files.
 #include <cstdint>
+#include <vector>
+
+#include "kvplan/error.h"
 
 #include "kvplan/simulate.h"
 #include "simulate/rng.h"
 
 namespace kvplan::detail {
+
+// Requests (and radix-tree nodes) live in a vector whose entries are reused once they end, so a
+// long run holds only what is in flight: the index of a free entry, or of a new one at the end.
+// A reused entry keeps its old contents (and vectors' capacity); the caller resets what it needs.
+template <class T>
+std::uint32_t take_slot(std::vector<T>& items, std::vector<std::uint32_t>& free_ids) {
+  if (!free_ids.empty()) {
+    const std::uint32_t id = free_ids.back();
+    free_ids.pop_back();
+    return id;
+  }
+  if (items.size() >= UINT32_MAX) throw OverflowError::in("simulate: live requests or radix-tree nodes (2^32 at most)");
+  items.emplace_back();
+  return static_cast<std::uint32_t>(items.size() - 1);
+}
 
 std::uint64_t sample_length(const LengthDist& d, SimRng& rng);
 double sample_gap(const WorkloadSpec& w, SimRng& rng);

@@ -632,15 +632,8 @@ class Simulator {
       ++r.rejected;
       return;
     }
-    std::uint32_t id;
-    if (!free_ids_.empty()) {
-      id = free_ids_.back();
-      free_ids_.pop_back();
-      reqs_[id].reset();
-    } else {
-      id = static_cast<std::uint32_t>(reqs_.size());
-      reqs_.emplace_back();
-    }
+    const std::uint32_t id = take_slot(reqs_, free_ids_);
+    reqs_[id].reset();
     Req& q = reqs_[id];
     q.in = in;
     q.in.arrival_s = p.t;
