@@ -548,8 +548,7 @@ BOOST_AUTO_TEST_CASE(cohere_counts_every_tensor) {
 // sweep and check ask for --weights. The shape fields are a placeholder: the refusal depends on
 // model_type alone.
 BOOST_AUTO_TEST_CASE(structurally_different_families_have_unknown_weights) {
-  for (const char* mt : {"gemma3n_text", "olmo", "olmo2", "stablelm", "glm", "glm4",
-                         "glm4_moe", "deepseek", "qwen", "mpt"}) {
+  for (const char* mt : {"gemma3n_text", "olmo", "olmo2", "glm", "glm4", "glm4_moe", "deepseek", "mpt"}) {
     BOOST_TEST_CONTEXT(mt) {
       nlohmann::json cfg = {{"model_type", mt},          {"hidden_size", 64},     {"num_attention_heads", 4},
                             {"num_key_value_heads", 4},  {"num_hidden_layers", 2}, {"intermediate_size", 128},
@@ -706,6 +705,74 @@ BOOST_AUTO_TEST_CASE(phimoe_counts_every_tensor) {
   BOOST_TEST(p.lm_head == v * h + v);
   BOOST_TEST(rounds_to(p.total, 41.9e9, 0.1e9));
   BOOST_TEST(rounds_to(p.active, 6.6e9, 0.1e9));
+}
+
+// ---- Dense families with their own weight rule (issue 12 item 5), on real configs
+// (tests/data/weights/README.md cites each file and figure).
+
+// StableLM-3B-4E1T (stabilityai): modeling_stablelm.py, every tensor of a layer: q_proj, k_proj,
+// v_proj, o_proj 2,560 x 2,560 each (32 heads = 32 KV heads of 80, use_qkv_bias false, no o_proj
+// bias); gate_proj, up_proj 6,912 x 2,560 and down_proj 2,560 x 6,912; input_layernorm and
+// post_attention_layernorm, LayerNorms with weight and bias of 2,560 each (use_parallel_residual
+// unset: false). Then model.norm (weight + bias), embed_tokens and the untied lm_head 50,304 x 2,560
+// each. Published: "Parameters 2,795,443,200" (the model card's architecture table, and
+// Stability-AI/StableLM's README).
+BOOST_AUTO_TEST_CASE(stablelm_counts_every_tensor) {
+  constexpr u64 h = 2560, i = 6912, v = 50304, layers = 32;
+  constexpr u64 layer = 4 * h * h + 3 * h * i + 2 * (h + h);
+  constexpr u64 total = layers * layer + 2 * h + 2 * v * h;
+  static_assert(total == 2'795'443'200);
+  const auto m = weights_config("sgl-project__ome__stablelm_3b.json");
+  const auto& p = m.params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.total == 2'795'443'200u);  // published exactly
+  BOOST_TEST(p.attention == layers * 4 * h * h);
+  BOOST_TEST(p.norms == layers * 4 * h + 2 * h);
+  BOOST_TEST(p.embedding == v * h);
+  BOOST_TEST(p.lm_head == v * h);
+  // The switches StableLM 2 uses: q/k/v biases, one bias-free LayerNorm of head_dim (80) per head
+  // on q (32 heads) and k (32 KV heads), and the parallel residual that drops post_attention_layernorm.
+  auto cfg = kvplan::test::read_json("tests/data/weights/sgl-project__ome__stablelm_3b.json");
+  cfg["use_qkv_bias"] = true;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "s.json").params.total == total + layers * 3 * h);
+  cfg["qk_layernorm"] = true;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "s.json").params.total ==
+             total + layers * 3 * h + layers * (32 * 80 + 32 * 80));
+  cfg["use_parallel_residual"] = true;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "s.json").params.total ==
+             total + layers * 3 * h + layers * (32 * 80 + 32 * 80) - layers * 2 * h);
+}
+
+// Qwen-7B (Qwen, the first Qwen): modeling_qwen.py, every tensor of a layer: attn.c_attn
+// 12,288 x 4,096 with its bias of 12,288 (3 x kv_channels 128 x 32 heads; always biased),
+// attn.c_proj 4,096 x 4,096 (no_bias true: none); mlp.w1 and mlp.w2 11,008 x 4,096 (intermediate_size
+// 22,016 / 2) and mlp.c_proj 4,096 x 11,008; RMSNorm ln_1 and ln_2, 4,096 each. Then ln_f 4,096,
+// wte and the untied lm_head 151,936 x 4,096 each. Published: the Qwen-7B checkpoint's
+// model.safetensors.index.json "total_size": 15442649088 bytes over its 259 tensors (32 x 8 + 3,
+// the tensors above): 7,721,324,544 parameters at 2 bytes an element (16-bit weights).
+BOOST_AUTO_TEST_CASE(qwen_v1_counts_every_tensor) {
+  constexpr u64 h = 4096, ff = 22016 / 2, v = 151936, layers = 32;
+  constexpr u64 layer = (3 * h * h + 3 * h) + h * h + 3 * ff * h + 2 * h;
+  constexpr u64 total = layers * layer + h + 2 * v * h;
+  static_assert(total == 7'721'324'544 && 2 * total == 15'442'649'088);
+  const auto p = weights_config("sgl-project__ome__qwen_7b.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(2 * p.total == 15'442'649'088u);  // the checkpoint's total_size, 16-bit
+  BOOST_TEST(p.attention == layers * (4 * h * h + 3 * h));
+  BOOST_TEST(p.mlp_dense == layers * 3 * ff * h);
+  BOOST_TEST(p.norms == layers * 2 * h + h);
+  BOOST_TEST(p.lm_head == v * h);
+  // no_bias false puts a bias on attn.c_proj (4,096), w1 and w2 (11,008 each) and mlp.c_proj (4,096).
+  auto cfg = kvplan::test::read_json("tests/data/weights/sgl-project__ome__qwen_7b.json");
+  cfg["no_bias"] = false;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "q.json").params.total == total + layers * (2 * h + 2 * ff));
+  // An odd intermediate_size has no MLP width: the weights are unknown, naming the field.
+  cfg["intermediate_size"] = 22015;
+  const auto odd = kvplan::load_model_from_json(cfg.dump(), "q.json").params;
+  BOOST_TEST(odd.total == 0u);
+  BOOST_TEST(odd.unknown_reason.find("intermediate_size") != std::string::npos, odd.unknown_reason);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
