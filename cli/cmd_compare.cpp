@@ -13,7 +13,7 @@ struct CompareOptions {
   std::string tokens = "128k";
   std::string kv_dtype = "auto";
   std::string weight_dtype = "auto";
-  bool json = false;
+  bool json = false, csv = false;
 };
 }  // namespace
 
@@ -26,7 +26,8 @@ static void register_compare(CLI::App& app, Runner& run) {
   cmd->add_option("--kv-dtype", opt->kv_dtype, "cache dtype for K and V (auto = model dtype)")->capture_default_str();
   cmd->add_option("--weight-dtype", opt->weight_dtype, "weights dtype or preset (awq gptq nf4 w8a8 fp8 mxfp4 Q4_K_M Q8_0 ...; auto = the checkpoint's format)")->capture_default_str();
   cmd->add_option("--assume", opt->assume, "explicit assumptions, as for kvplan size");
-  cmd->add_flag("--json", opt->json, "print one JSON object");
+  auto* json = cmd->add_flag("--json", opt->json, "print one JSON object");
+  cmd->add_flag("--csv", opt->csv, "print the table as CSV")->excludes(json);
   cmd->callback([&run, opt] {
     run = [opt] {
       const std::uint64_t tokens = parse_tokens(opt->tokens, "--tokens");
@@ -44,6 +45,8 @@ static void register_compare(CLI::App& app, Runner& run) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& r : rows) arr.push_back(to_json(r));
         print_json(nlohmann::json{{"tokens", tokens}, {"models", arr}});
+      } else if (opt->csv) {
+        std::cout << format_compare_csv(rows);
       } else {
         std::cout << format_compare_text(rows);
       }

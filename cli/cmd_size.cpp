@@ -10,7 +10,7 @@ struct SizeOptions {
   ModelOptions model;
   // Each size-table field's text as typed; the library's parser (workload_from_request) reads them.
   std::map<std::string, std::string, std::less<>> fields;
-  bool json = false;
+  bool json = false, csv = false;
 };
 }  // namespace
 
@@ -23,7 +23,8 @@ static void register_size(CLI::App& app, Runner& run) {
     auto* o = add_field(*cmd, "size", f.name, opt->fields[std::string(f.name)], alias);
     if (!f.default_value.empty()) o->default_str(std::string(f.default_value));
   }
-  cmd->add_flag("--json", opt->json, "print one JSON object");
+  auto* json = cmd->add_flag("--json", opt->json, "print one JSON object");
+  cmd->add_flag("--csv", opt->csv, "print the per-layer table as CSV (bytes for all sequences)")->excludes(json);
   cmd->callback([&run, opt] {
     run = [opt] {
       nlohmann::json req = nlohmann::json::object();
@@ -36,6 +37,9 @@ static void register_size(CLI::App& app, Runner& run) {
         auto j = to_json(s);
         j["assumptions"] = m.assumptions;
         print_json(j);
+      } else if (opt->csv) {
+        std::cout << format_size_csv(s);
+        for (const auto& a : m.assumptions) std::cerr << "assumption: " << a << "\n";
       } else {
         std::cout << format_size_text(s);
         for (const auto& a : m.assumptions) std::cout << "assumption: " << a << "\n";

@@ -214,6 +214,8 @@ nlohmann::json to_json(const SweepResult& s);
 std::string format_plan_text(const Plan& p);
 std::string format_gpus_text(const std::vector<Accelerator>& gpus);
 std::string format_compare_text(const std::vector<CompareRow>& rows);
+// The same table as CSV: one row per model, byte counts exact (weights_bytes empty when unknown).
+std::string format_compare_csv(const std::vector<CompareRow>& rows);
 std::string format_sweep_csv(const SweepResult& s);
 // The same CSV and JSON (to_json(s) with `extra`'s keys added, printed with indent 2), written
 // cell by cell to `out`: a large grid never exists as one JSON document in memory.

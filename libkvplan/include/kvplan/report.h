@@ -21,6 +21,13 @@ nlohmann::json to_json(const ParameterCounts& p);
 
 std::string format_size_text(const CacheSize& s);
 std::string format_inspect_text(const ModelSpec& m, const CacheDtypes& dt);
+// The same tables as CSV (a header row, then one row per layer; byte counts exact). size: every
+// layer's tokens held per sequence and its bytes for all sequences; inspect: the layer's shape,
+// bytes per token and state bytes per sequence.
+std::string format_size_csv(const CacheSize& s);
+std::string format_inspect_csv(const ModelSpec& m, const CacheDtypes& dt);
+// One CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text);
 std::string describe_layer(const LayerCache& c);       // "8 KV heads x 128/128, window 4096"
 std::string describe_layer(const LayerSpec& l);        // each mixer, joined by " + "
 // "full_attention", or "full_attention+mamba" for a layer with several mixers.

@@ -8,6 +8,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/planner.h"
+#include "kvplan/report.h"
 #include "kvplan/request.h"
 #include "kvplan/units.h"
 
@@ -263,6 +264,18 @@ std::string format_compare_text(const std::vector<CompareRow>& rows) {
          "\n";
   }
   if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens, "token") + "\n";
+  return o;
+}
+
+std::string format_compare_csv(const std::vector<CompareRow>& rows) {
+  std::string o = "model,layers,kinds,bytes_per_token,tokens,cache_bytes,weights_bytes,cache_share_of_weights\n";
+  for (const auto& r : rows) {
+    char share[32] = "";
+    if (r.weights_bytes) std::snprintf(share, sizeof share, "%.6g", r.share_of_weights);
+    o += csv_field(r.model) + "," + std::to_string(r.layers) + "," + csv_field(r.kinds) + "," + std::to_string(r.bytes_per_token) +
+         "," + std::to_string(r.tokens) + "," + std::to_string(r.cache_bytes) + "," +
+         (r.weights_bytes ? std::to_string(r.weights_bytes) : std::string()) + "," + share + "\n";
+  }
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "kvplan/checked.h"
 #include "kvplan/units.h"
 
 namespace kvplan {
@@ -240,6 +241,39 @@ std::string format_size_text(const CacheSize& s) {
   for (const auto& [k, v] : kinds)
     out += "  " + pad(k, 18) + pad(std::to_string(v.first), 4, true) + " layers  " + pad(format_count(v.second), 20, true) +
            " B\n";
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string format_size_csv(const CacheSize& s) {
+  std::string out = "layer,kind,tokens_held,k_bytes,v_bytes,state_bytes,bytes\n";
+  for (const auto& l : s.layers) {
+    std::string kind;
+    for (const auto& k : l.mixer_kinds) kind += (kind.empty() ? "" : "+") + k;
+    // per_sequence holds one sequence; the byte columns are all B sequences, as `bytes` is.
+    const std::uint64_t b = s.workload.batch;
+    out += std::to_string(l.index) + "," + csv_field(kind) + "," + std::to_string(l.per_sequence.tokens_held) + "," +
+           std::to_string(checked_mul(l.per_sequence.k_bytes, b, "K bytes")) + "," +
+           std::to_string(checked_mul(l.per_sequence.v_bytes, b, "V bytes")) + "," + std::to_string(l.state_bytes) + "," +
+           std::to_string(l.bytes) + "\n";
+  }
+  return out;
+}
+
+std::string format_inspect_csv(const ModelSpec& m, const CacheDtypes& dt) {
+  std::string out = "layer,kind,shape,bytes_per_token,state_bytes\n";
+  for (const auto& l : m.layers)
+    out += std::to_string(l.index) + "," + csv_field(layer_kinds(l)) + "," + csv_field(describe_layer(l)) + "," +
+           std::to_string(bytes_per_token(l, dt)) + "," + std::to_string(layer_bytes(l, 0, dt).state_bytes()) + "\n";
   return out;
 }
 
