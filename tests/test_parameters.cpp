@@ -775,4 +775,30 @@ BOOST_AUTO_TEST_CASE(qwen_v1_counts_every_tensor) {
   BOOST_TEST(odd.unknown_reason.find("intermediate_size") != std::string::npos, odd.unknown_reason);
 }
 
+// EXAONE 3.5 7.8B shape (exaone, EXAONE 3.x remote code modeling_exaone.py): every tensor of a
+// layer: attn.attention.q_proj 4,096 x 4,096, k_proj and v_proj 1,024 x 4,096 (8 KV heads of 128),
+// out_proj 4,096 x 4,096, no biases; mlp.c_fc_0 and c_fc_1 14,336 x 4,096, c_proj 4,096 x 14,336, no
+// biases; RMSNorm ln_1 and ln_2, 4,096 each. Then ln_f 4,096, wte and the untied lm_head
+// 102,400 x 4,096 each: Llama's tensors renamed, so the generic estimate is the rule. Published:
+// "7.8B" (LG-AI-EXAONE/EXAONE-3.5 README) and "Number of Parameters (without embeddings): 6.98B"
+// for the same shape (32 layers, GQA 32/8, vocab 102,400: the LGAI-EXAONE/EXAONE-Deep-7.8B-GGUF
+// model card), i.e. without wte and lm_head.
+BOOST_AUTO_TEST_CASE(exaone_counts_every_tensor) {
+  constexpr u64 h = 4096, kv = 8, d = 128, i = 14336, v = 102400, layers = 32;
+  constexpr u64 layer = (h * h + 2 * h * kv * d + h * h) + 3 * h * i + 2 * h;
+  constexpr u64 total = layers * layer + h + 2 * v * h;
+  static_assert(total == 7'818'448'896 && total == layers * llama_layer(h, 32, kv, d, i) + h + 2 * v * h);
+  const auto p = weights_config("sgl-project__ome__exaone_7.8b.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.attention == layers * (2 * h * h + 2 * h * kv * d));
+  BOOST_TEST(p.mlp_dense == layers * 3 * h * i);
+  BOOST_TEST(p.norms == layers * 2 * h + h);
+  BOOST_TEST(p.embedding == v * h);
+  BOOST_TEST(p.lm_head == v * h);
+  BOOST_TEST(rounds_to(p.total, 7.8e9, 0.1e9));
+  BOOST_TEST(p.total - p.embedding - p.lm_head == 6'979'588'096u);
+  BOOST_TEST(rounds_to(p.total - p.embedding - p.lm_head, 6.98e9, 0.01e9));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
