@@ -483,9 +483,10 @@ const RENDER = {
       ['peak blocks used', num('peak_blocks', s.peak_blocks)],
       ['peak running', num('peak_running', s.peak_running), ', peak waiting ', num('peak_waiting', s.peak_waiting)],
       pct('ttft_s', 'TTFT'), pct('tpot_s', 'TPOT'), pct('e2e_s', 'end to end'),
-      ['throughput', num('throughput_requests_per_s', s.throughput_requests_per_s, 'real'), ' req/s, ',
-        num('throughput_output_tokens_per_s', s.throughput_output_tokens_per_s, 'rate'), ' output'],
-      ['prefix cache hit rate', num('prefix_hit_rate', s.prefix_hit_rate, 'ratio')],
+      ['throughput', num('throughput.requests_per_s', s.throughput.requests_per_s, 'real'), ' req/s, ',
+        num('throughput.output_tokens_per_s', s.throughput.output_tokens_per_s, 'rate'), ' output'],
+      ['prefix cache hit rate', num('prefix_cache.hit_rate', s.prefix_cache.hit_rate, 'ratio'), ' (',
+        num('prefix_cache.hit_tokens', s.prefix_cache.hit_tokens), ' of ', num('prefix_cache.query_tokens', s.prefix_cache.query_tokens), ' tokens)'],
       ['steps', num('steps', s.steps)],
       ['step time', num('step_time_model', s.step_time_model, 'text')],
     ]);
