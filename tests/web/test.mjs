@@ -796,6 +796,77 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
     await shot(page, 'check', true);
   });
 
+  // kvplan simulate's launch-command form: the page's run and the CLI's, same command, workload and
+  // seed, give the same pool, peaks, preemptions and TTFT percentiles exactly (the same library
+  // calls: prepare_simulation, parse_workload_spec, simulate).
+  const simCases = [
+    ['vllm', 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192 --gpu-memory-utilization 0.3', '',
+      'rate=40 requests=600 prompt=lognormal:1024:0.8 output=lognormal:256:0.8 system_prompt=512', '7'],
+    ['sglang', 'python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8192 --mem-fraction-static 0.35', '',
+      'rate=40 requests=600 prompt=lognormal:1024:0.8 output=lognormal:256:0.8 system_prompt=512', '7'],
+  ];
+  const simCli = (gpu, command, model, workload, seed) => {
+    const words = ['simulate', '--gpu', gpu, '--workload', workload, '--seed', seed, '--json'];
+    if (model) words.push('--model', model);
+    const r = cli([...words, '--', ...command.split(/\s+/)]);
+    check(r.code === 0, `CLI ${words.join(' ')} -- ${command}: exit ${r.code}: ${r.err.trim()}`);
+    return JSON.parse(r.out);
+  };
+  await test('Simulate: a vLLM and an SGLang run equal kvplan simulate --json (same seed): blocks, peaks, preemptions, TTFT', async () => {
+    await openTab(page, 'simulate');
+    const gpu = await page.$eval('#panel-simulate [name=gpu]', (s) => s.value);
+    for (const [engine, command, model, workload, seed] of simCases) {
+      const want = simCli(gpu, command, model, workload, seed);
+      await setFields(page, 'simulate', { engine, command, model, workload, seed });
+      check(await page.$eval('#panel-simulate', (e) => e.dataset.state) === 'ok', `${engine}: the page shows an error: ${await page.textContent('#panel-simulate .error')}`);
+      const got = await page.evaluate(() => window.kvplanSimulate);
+      eq(got.engine, want.engine, `${engine}: engine`);
+      for (const k of ['num_blocks', 'block_size', 'peak_blocks', 'peak_running', 'preemptions', 'finished', 'steps'])
+        eq(got[k], want[k], `${engine}: ${k}`);
+      for (const q of ['p50', 'p90', 'p99']) eq(got.ttft_s[q], want.ttft_s[q], `${engine}: ttft_s.${q}`);
+      check(got.timeline.length >= 2 && isDeepStrictEqual(got.timeline, want.timeline), `${engine}: the timeline differs from the CLI's`);
+      check(isDeepStrictEqual(got, want), `${engine}: the page's JSON and the CLI's differ: ${diff(got, want)}`);
+      const n = sameAsCli(await shown(page, '#panel-simulate'), { __single: want });
+      check(n >= 20, `${engine}: compared ${n} numbers`);
+      const points = await page.evaluate(() => window.kvplanCharts['chart-simulate'].data.datasets.map((d) => d.data.length));
+      eq(points.join(','), [want.timeline.length, want.timeline.length, want.timeline.length].join(','), `${engine}: chart points`);
+    }
+    check(simCases.some(([e]) => e === 'vllm'), 'a vLLM case');
+  });
+
+  await test('Simulate: the settings are in the URL; opening the link reproduces the result', async () => {
+    const [, command, , workload] = simCases[0];
+    await setFields(page, 'simulate', { engine: 'vllm', command, model: '', workload, seed: '11' });
+    const first = await page.evaluate(() => window.kvplanSimulate);
+    const url = page.url();
+    check(url.includes('tab=simulate') && url.includes('simulate.seed=11'), `URL ${url}`);
+    const other = await browserContext.newPage();
+    await other.goto(url);
+    await other.waitForFunction(() => document.body.dataset.ready === 'true');
+    check(await other.isVisible('#panel-simulate'), 'simulate panel open');
+    const again = await other.evaluate(() => window.kvplanSimulate);
+    check(isDeepStrictEqual(again, first), `the link's result differs: ${diff(again, first)}`);
+    await other.close();
+    // A different seed gives a different run (the seed reaches the library).
+    await setField(page, 'simulate', 'seed', '12');
+    check(!isDeepStrictEqual(await page.evaluate(() => window.kvplanSimulate), first), 'seed 12 differs from seed 11');
+  });
+
+  await test('Simulate: more than 20,000 requests is refused with a clear message; a bad spec is the library\'s error', async () => {
+    const [, command] = simCases[0];
+    await setFields(page, 'simulate', { engine: 'vllm', command, model: '', workload: 'rate=10 requests=20001', seed: '' });
+    eq(await page.$eval('#panel-simulate', (e) => e.dataset.state), 'error', 'requests=20001: panel state');
+    check((await page.textContent('#panel-simulate .error')).includes('20000'), 'the message names the bound');
+    const r = cli(['simulate', '--gpu', 'H100', '--workload', 'rate=10 requests=10 prompt=zipf:3', '--', 'vllm', 'serve', 'meta-llama/Llama-3.1-8B']);
+    check(r.code !== 0, 'the CLI refuses prompt=zipf:3');
+    await setFields(page, 'simulate', { engine: 'vllm', command, model: '', workload: 'rate=10 requests=10 prompt=zipf:3', seed: '' });
+    eq(await page.$eval('#panel-simulate', (e) => e.dataset.state), 'error', 'zipf: panel state');
+    check(r.err.includes((await page.textContent('#panel-simulate .error')).trim()), `the CLI's message "${r.err.trim()}" has the page's`);
+    await setFields(page, 'simulate', { engine: 'vllm', command: 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192', model: '',
+      workload: 'rate=12 requests=3000 prompt=lognormal:1024:0.8 output=lognormal:256:0.8 system_prompt=512 seed=1', seed: '' });
+    await shot(page, 'simulate', true);
+  });
+
   await test('Charts: byte axes are in GB, labelled by the library\'s format_gb', async () => {
     for (const [tab, id, axis] of [['model', 'chart-model', 'y'], ['compare', 'chart-compare', 'x'], ['fit', 'chart-fit', 'x']]) {
       await openTab(page, tab);
@@ -823,7 +894,7 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
     await phone.goto(base + '#tab=fit');
     await phone.waitForFunction(() => document.body.dataset.ready === 'true');
     const tabs = await phone.$$eval('[role=tab]:not([hidden])', (t) => t.map((x) => x.dataset.panel));
-    eq(tabs.join(','), 'model,compare,fit,speed,loop,engine,check', 'every panel has its tab');
+    eq(tabs.join(','), 'model,compare,fit,speed,loop,engine,check,simulate', 'every panel has its tab');
     for (const p of tabs) {
       await phone.click(`#tab-${p}`);
       const [sw, cw] = await phone.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);

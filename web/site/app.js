@@ -7,7 +7,7 @@
 let lib = null;
 const charts = {};
 window.kvplanCharts = charts;  // read by the browser tests
-const PANELS = ['model', 'compare', 'fit', 'speed', 'loop', 'engine', 'check'];
+const PANELS = ['model', 'compare', 'fit', 'speed', 'loop', 'engine', 'check', 'simulate'];
 const DEFAULT_COMPARE = [
   'meta-llama/Llama-3.1-70B', 'meta-llama/Llama-3.1-8B', 'deepseek-ai/DeepSeek-V3', 'google/gemma-3-1b-it',
   'Qwen/Qwen3-0.6B', 'openai/gpt-oss-20b', 'Qwen/Qwen3-Next-80B-A3B-Thinking', 'mistralai/Mistral-7B-v0.1',
@@ -462,6 +462,57 @@ const RENDER = {
     ]);
     document.getElementById('check-report').textContent = r.text;
   },
+
+  simulate(v) {
+    // kvplan simulate's launch-command form (it has no field table): the command, the GPU, the
+    // workload spec and the seed go to the library as given; "engine" only picks SIM_TEMPLATES.
+    const args = {};
+    for (const k of ['command', 'gpu', 'model', 'workload', 'seed']) if (v[k] !== undefined && v[k] !== '') args[k] = v[k];
+    const r = call('simulate', args);
+    const s = r.simulate;
+    window.kvplanSimulate = s;  // read by the browser tests
+    const h = document.getElementById('simulate-headline');
+    h.replaceChildren(num('engine', s.engine, 'text'), ': ', num('finished', s.finished), ' of ', num('requests', s.requests),
+      ' requests finished (', num('rejected', s.rejected), ' rejected) in ', num('makespan_s', s.makespan_s, 'seconds'), ', ',
+      num('preemptions', s.preemptions), ' preemptions.');
+    const pct = (key, label) => [label, 'p50 ', num(`${key}.p50`, s[key].p50, 'seconds'), ', p90 ', num(`${key}.p90`, s[key].p90, 'seconds'),
+      ', p99 ', num(`${key}.p99`, s[key].p99, 'seconds')];
+    summary(document.getElementById('simulate-summary'), [
+      ['model on GPU', num('model', s.model, 'text'), ' on ', num('gpu', s.gpu, 'text')],
+      ['pool', num('num_blocks', s.num_blocks), ' blocks of ', num('block_size', s.block_size), ' tokens'],
+      ['peak blocks used', num('peak_blocks', s.peak_blocks)],
+      ['peak running', num('peak_running', s.peak_running), ', peak waiting ', num('peak_waiting', s.peak_waiting)],
+      pct('ttft_s', 'TTFT'), pct('tpot_s', 'TPOT'), pct('e2e_s', 'end to end'),
+      ['throughput', num('throughput.requests_per_s', s.throughput.requests_per_s, 'real'), ' req/s, ',
+        num('throughput.output_tokens_per_s', s.throughput.output_tokens_per_s, 'rate'), ' output'],
+      ['prefix cache hit rate', num('prefix_cache.hit_rate', s.prefix_cache.hit_rate, 'ratio'), ' (',
+        num('prefix_cache.hit_tokens', s.prefix_cache.hit_tokens), ' of ', num('prefix_cache.query_tokens', s.prefix_cache.query_tokens), ' tokens)'],
+      ['steps', num('steps', s.steps)],
+      ['step time', num('step_time_model', s.step_time_model, 'text')],
+    ]);
+    const t = s.timeline;
+    const line = (label, key, color, axis) => ({ label, yAxisID: axis, borderColor: color, backgroundColor: color, pointRadius: 0,
+      borderWidth: 1.5, data: t.map((p) => ({ x: p.t_s, y: plotted(p[key]) })) });
+    chart('chart-simulate', {
+      type: 'line',
+      data: { datasets: [line('KV blocks used', 'blocks_used', '#3b6fb6', 'blocks'), line('running', 'running', '#2e9e5b', 'requests'),
+        line('waiting', 'waiting', '#c0392b', 'requests')] },
+      options: { scales: { x: { type: 'linear', title: { display: true, text: 'time (s, estimated)' } },
+        blocks: { position: 'left', beginAtZero: true, max: plotted(s.num_blocks), title: { display: true, text: 'KV blocks' } },
+        requests: { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: 'requests' } } } },
+    });
+    document.getElementById('simulate-report').textContent = r.text;
+    document.getElementById('simulate-json').textContent = JSON.stringify(s, EXACT_JSON ? rawBigInts : undefined, 2);
+  },
+};
+
+// The Simulate panel's engine picker fills in an example launch command (the engine's own flags)
+// and, for llama-server (whose command names a GGUF file), kvplan's model.
+const SIM_TEMPLATES = {
+  vllm: ['vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192', ''],
+  sglang: ['python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8192', ''],
+  'llama.cpp': ['llama-server --ctx-size 16384 --parallel 4', 'meta-llama/Llama-3.1-8B'],
+  trtllm: ['trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192', ''],
 };
 
 // The figures `kvplan engine --json` leads with, per engine (the rest follow in the JSON's order).
@@ -578,6 +629,7 @@ function fillPickers() {
   panelEl('fit').querySelector('[name=gpu]').append(opt('', 'custom (set --gpu-memory below)'));
   panelEl('check').querySelector('[name=gpu]').append(opt('', 'custom (set --gpu-memory below)'));
   panelEl('engine').querySelector('[name=gpu]').prepend(opt('', 'none (type gpu_memory_bytes)'));
+  panelEl('simulate').querySelector('[name=model]').append(...models.map((m) => opt(m)));
   document.getElementById('dtype-names').replaceChildren(opt('auto'), ...dtypes.map((d) => opt(d)));
   const pick = (p, name, value) => { const f = panelEl(p).querySelector(`[name=${name}]`); if ([...f.options].some((o) => o.value === value)) f.value = value; };
   pick('model', 'model', 'meta-llama/Llama-3.1-70B');
@@ -589,7 +641,7 @@ function fillPickers() {
   pick('loop', 'model', 'Qwen/Qwen3-0.6B');
   pick('engine', 'model', 'meta-llama/Llama-3.1-8B');
   const h100 = gpus.find((g) => g.aliases && g.aliases.map((a) => a.toLowerCase()).includes('h100'));
-  for (const p of ['fit', 'speed', 'check', 'engine']) if (h100) pick(p, 'gpu', h100.name);
+  for (const p of ['fit', 'speed', 'check', 'engine', 'simulate']) if (h100) pick(p, 'gpu', h100.name);
   fillGpuMemory();
   const box = document.getElementById('compare-models');
   box.replaceChildren(...models.map((m) => el('label', {}, Object.assign(el('input', { type: 'checkbox', value: m }), { checked: DEFAULT_COMPARE.includes(m) }), ' ' + m)));
@@ -615,6 +667,12 @@ function wire() {
     panelEl('model').querySelector('[name=config]').value = '';
     upload.value = '';
     update('model');
+  });
+  const simEngine = panelEl('simulate').querySelector('[name=engine]');
+  simEngine.addEventListener('input', () => {
+    const [command, model] = SIM_TEMPLATES[simEngine.value];
+    panelEl('simulate').querySelector('[name=command]').value = command;
+    panelEl('simulate').querySelector('[name=model]').value = model;
   });
   // Picking a GPU on the Engine panel fills its memory option (before the panel re-renders).
   panelEl('engine').querySelector('[name=gpu]').addEventListener('input', fillGpuMemory);

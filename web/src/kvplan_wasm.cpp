@@ -17,6 +17,7 @@
 
 #include "kvplan/check.h"
 #include "kvplan/engine_fields.h"
+#include "kvplan/simulate.h"
 #include "kvplan/planner.h"
 
 #ifdef __EMSCRIPTEN__
@@ -283,6 +284,35 @@ json do_check(const json& a) {
   return {{"check", to_json(r)}, {"text", format_check_text(r)}};
 }
 
+// `kvplan simulate --gpu GPU --workload SPEC [--seed N] --json -- COMMAND`: a pasted launch command
+// (vllm serve ..., python3 -m sglang.launch_server ..., llama-server ..., trtllm-serve ...) made
+// ready by the library's prepare_simulation (kvplan check's budget and pool), a workload spec read
+// by parse_workload_spec, one simulate() call; the JSON as the CLI prints it. The page runs on the
+// browser's main thread, so the workload is bounded (kWebMaxRequests).
+constexpr std::uint64_t kWebMaxRequests = 20000;
+json do_simulate(const json& a) {
+  const std::vector<std::string> argv = split_command_line(string_field(a, "command"));
+  if (argv.empty()) throw InputError::value("kvplan simulate", "", "a launch command (vllm serve MODEL ..., llama-server ...)");
+  const Deployment d = parse_launch_command(argv);
+  CheckOptions c;
+  c.gpu = string_field(a, "gpu");
+  if (c.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
+  if (const std::string m = string_field(a, "model"); !m.empty()) c.model = m;
+  SimDeployment sd = prepare_simulation(d, c);
+  WorkloadSpec w = parse_workload_spec(string_field(a, "workload"));
+  if (const std::string seed = string_field(a, "seed"); !seed.empty()) w.seed = parse_tokens(seed, "--seed");
+  if (w.requests > kWebMaxRequests)
+    throw InputError::value("requests", std::to_string(w.requests),
+                            "at most " + std::to_string(kWebMaxRequests) + " requests on the web page (the CLI runs any number)");
+  const SimResult r = simulate(sd.model, find_accelerator(c.gpu), sd.options, w);
+  json j = to_json(r);
+  j["deployment"] = {{"source", sd.deployment.source}, {"args", sd.deployment.args}};
+  j["check_notes"] = sd.check.notes;
+  for (const auto& n : sd.notes) j["notes"].push_back(n);
+  j["workload"] = to_json(w);
+  return {{"simulate", std::move(j)}, {"text", format_simulate_text(r)}};
+}
+
 // The library's own formatters for numbers the page prints: format_bytes ("42.95 GB (40.00
 // GiB)"), format_count ("1,234") and format_gb ("42.95 GB", chart axes), so the page and the CLI's
 // text output spell them alike.
@@ -320,7 +350,7 @@ json do_fields(const json& a) {
 
 json functions() {
   return {"functions", "version", "format", "dtypes", "models", "size", "inspect", "generation",
-          "gpus",      "compare", "plan",   "sweep",  "engine", "check",  "fields"};
+          "gpus",      "compare", "plan",   "sweep",  "engine", "check",  "fields", "simulate"};
 }
 
 json dispatch(const std::string& fn, const json& a) {
@@ -339,6 +369,7 @@ json dispatch(const std::string& fn, const json& a) {
   if (fn == "engine") return do_engine(a);
   if (fn == "check") return do_check(a);
   if (fn == "fields") return do_fields(a);
+  if (fn == "simulate") return do_simulate(a);
   std::string known;
   for (const auto& f : functions()) known += (known.empty() ? "" : ", ") + f.get<std::string>();
   throw InputError::value("function", fn, known);

@@ -224,11 +224,13 @@ struct SimOptions {
   std::uint64_t max_steps = 100'000'000;   // safety bound; exceeding it is an error
 };
 
-// An SGLang, llama-server or TensorRT-LLM deployment made ready to simulate: kvplan check's reading of it (the
+// A vLLM (as cmd_simulate's launch-command form reads it: vllm serve's batch defaults for the GPU),
+// SGLang, llama-server or TensorRT-LLM deployment made ready to simulate: kvplan check's reading of it (the
 // memory budget at the unfavourable end of its band), the model, and the simulator's options from
 // the same command, whose pool must be the one check reports (an internal error otherwise). An
 // engine that does not start on the GPU is an InputError with check's reason.
 struct SimDeployment {
+  Deployment deployment;     // the command as simulated (vLLM: with vllm serve's --max-num-batched-tokens default)
   CheckResult check;
   ModelSpec model;
   SimOptions options;        // engine_kind and the engine's options; step time, SLOs: the caller's

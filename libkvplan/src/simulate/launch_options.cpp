@@ -213,11 +213,51 @@ TrtllmSimOptions trtllm_sim_options(const Deployment& d) {
   return out;
 }
 
-SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& co, const LoadOptions& lo) {
-  if (d.engine == EngineKind::vllm)
-    throw InputError::value("launch command", std::string(engine_name(d.engine)),
-                            "an SGLang, llama-server or trtllm-serve command (vLLM's is read by read_vllm_launch)");
+namespace {
+
+// A `vllm serve` command, as cmd_simulate.cpp's prepare_vllm reads its launch-command form:
+// read_vllm_launch, vllm serve's batch defaults for the GPU, kvplan check's memory budget, and
+// the simulated pool proven to be the block count check reports.
+SimDeployment prepare_vllm_simulation(Deployment d, CheckOptions co, const LoadOptions& lo) {
   SimDeployment p;
+  const Accelerator& gpu = co.device ? *co.device : find_accelerator(co.gpu);
+  const VllmBatchDefaults def = vllm_serve_batch_defaults(gpu);
+  VllmLaunch launch = read_vllm_launch(d, gpu, lo);
+  if (!launch.max_num_batched_tokens_given) {
+    // vllm serve's own default for this GPU (check's profile would assume 8192).
+    d.args.insert(d.args.end(), {"--max-num-batched-tokens", std::to_string(def.max_num_batched_tokens)});
+    launch.options.max_num_batched_tokens = def.max_num_batched_tokens;
+  }
+  p.check = check_deployment(d, co);
+  p.deployment = d;
+  const CheckResult& cr = p.check;
+  if (!cr.starts)
+    throw InputError::value("vLLM settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(), "settings with which vLLM starts");
+  p.model = launch.model;
+  SimOptions& so = p.options;
+  so.engine_kind = EngineKind::vllm;
+  VllmOptions& v = so.engine;
+  v = launch.options;
+  v.max_model_len = cr.context;             // check resolves --max-model-len auto
+  v.available_kv_bytes = cr.kv_budget_bytes;  // check's budget wins over the utilization
+  const VllmResult prof = vllm_profile(p.model, v);
+  if (const auto* checked = std::get_if<VllmResult>(&cr.engine_result); checked && checked->num_blocks != prof.num_blocks)
+    throw Error("kvplan simulate: internal error: the simulated block count " + std::to_string(prof.num_blocks) +
+                " differs from kvplan check's " + std::to_string(checked->num_blocks));
+  so.scheduler.max_num_seqs = launch.max_num_seqs ? launch.max_num_seqs : def.max_num_seqs;
+  so.scheduler.long_prefill_token_threshold = launch.long_prefill_token_threshold;
+  so.scheduler.chunked_prefill = launch.chunked_prefill;
+  so.scheduler.reserve_full_isl = launch.reserve_full_isl;
+  p.gpus = v.tensor_parallel_size * v.pipeline_parallel_size;
+  return p;
+}
+
+}  // namespace
+
+SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& co, const LoadOptions& lo) {
+  if (d.engine == EngineKind::vllm) return prepare_vllm_simulation(d, co, lo);
+  SimDeployment p;
+  p.deployment = d;
   p.check = check_deployment(d, co);
   const CheckResult& cr = p.check;
   const std::string pretty = d.engine == EngineKind::sglang ? "SGLang" : d.engine == EngineKind::trtllm ? "TensorRT-LLM" : "llama.cpp";
