@@ -209,41 +209,20 @@ Prepared prepare_vllm(const SimulateCliOptions& o, const std::vector<std::string
     d.source = "command line";
     d.args = f.to_args();
   }
-  const VllmBatchDefaults def = vllm_serve_batch_defaults(gpu);
-  // The command as the check layer reads it: the engine options, the model and the scheduler flags.
-  LoadOptions lo;
-  lo.assume = o.assume;
-  VllmLaunch launch_read = read_vllm_launch(d, gpu, lo);
-  if (!launch_read.max_num_batched_tokens_given) {
-    // vllm serve's own default for this GPU (check's profile would assume 8192).
-    d.args.insert(d.args.end(), {"--max-num-batched-tokens", std::to_string(def.max_num_batched_tokens)});
-    launch_read.options.max_num_batched_tokens = def.max_num_batched_tokens;
-  }
+  if (d.engine != EngineKind::vllm) throw InputError::value("launch command", argv[0], "vllm serve ... (--engine vllm)");
+  // The library's preparation, as for the other engines and the page: vllm serve's batch
+  // defaults for this GPU, kvplan check's budget, and the pool check reports.
   CheckOptions co;
   co.gpu = gpu.name;
-  p.cr = check_deployment(d, co);
-  const CheckResult& cr = p.cr;
-  if (!cr.starts)
-    throw InputError::value("vLLM settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(), "settings with which vLLM starts");
-
-  p.m = launch_read.model;
-  SimOptions& so = p.so;
-  VllmOptions& v = so.engine;
-  v = launch_read.options;
-  v.max_model_len = cr.context;  // check resolves --max-model-len auto
-  // The budget check computed (it wins over the utilization and --kv-cache-memory): the
-  // simulated pool is then the block count check reports.
-  v.available_kv_bytes = cr.kv_budget_bytes;
-  // One source of truth: the simulated pool must be the block count `kvplan check` reports.
-  const VllmResult prof = vllm_profile(p.m, v);
-  if (const auto* checked = std::get_if<VllmResult>(&cr.engine_result); checked && checked->num_blocks != prof.num_blocks)
-    throw Error("kvplan simulate: internal error: the simulated block count " + std::to_string(prof.num_blocks) +
-                " differs from kvplan check's " + std::to_string(checked->num_blocks));
-  so.scheduler.max_num_seqs = launch_read.max_num_seqs ? launch_read.max_num_seqs : def.max_num_seqs;
-  so.scheduler.long_prefill_token_threshold = launch_read.long_prefill_token_threshold;
-  so.scheduler.chunked_prefill = launch_read.chunked_prefill;
-  so.scheduler.reserve_full_isl = launch_read.reserve_full_isl;
-  p.gpus = v.tensor_parallel_size * v.pipeline_parallel_size;
+  LoadOptions lo;
+  lo.assume = o.assume;
+  SimDeployment sd = prepare_simulation(d, co, lo);
+  p.d = std::move(sd.deployment);
+  p.cr = std::move(sd.check);
+  p.m = std::move(sd.model);
+  p.so = std::move(sd.options);
+  p.gpus = sd.gpus;
+  p.notes = std::move(sd.notes);
   return p;
 }
 
