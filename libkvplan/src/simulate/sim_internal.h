@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "kvplan/error.h"
-
 #include "kvplan/simulate.h"
 #include "simulate/rng.h"
 
