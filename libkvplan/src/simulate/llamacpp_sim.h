@@ -283,9 +283,7 @@ class LlamaServerSimulator {
                       format_fixed(o_.llama_server.slot_prompt_similarity, 2) + ", else least recently used");
     r.notes.push_back("not simulated: context shift, --cache-ram's host prompt cache (a slot reuses only its own cached tokens), "
                       "speculative decoding, EOS before max_tokens");
-    r.notes.push_back("step times are " + std::string(o_.step_time.kind == StepTimeModel::Kind::roofline
-                                                           ? "roofline estimates, not measurements"
-                                                           : "from the calibration fit"));
+    r.notes.push_back(step_time_note(o_.step_time));
   }
 
   void admit(Source& src, SimResult& r, RunRecorder& rec) {
@@ -304,12 +302,7 @@ class LlamaServerSimulator {
     q.uid = ++uid_;
     q.user = p.user;
     q.turn = p.turn;
-    segs_.clear();
-    request_segments(sessions_, in, q.uid, segs_);
-    q.tokens.clear();
-    q.tokens.reserve(in.prompt_tokens + in.output_tokens);
-    for (const Seg& s : segs_)
-      for (std::uint64_t i = 0; i < s.len; ++i) q.tokens.push_back(hash_mix(s.key, i));
+    request_tokens(sessions_, in, q.uid, segs_, q.tokens);
     r.prompt_tokens += in.prompt_tokens;
     queue_.push_back(id);
   }

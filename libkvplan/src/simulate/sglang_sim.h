@@ -681,9 +681,7 @@ class SglangSimulator {
                       "(--enable-mixed-chunk off), no overlap scheduling effects; retracted requests rejoin the back of the queue");
     if (prof_.mamba_slots || prof_.swa_tokens)
       r.notes.push_back("hybrid pools (SWA or Mamba) are simulated as one token pool of the full-attention tokens");
-    r.notes.push_back("step times are " + std::string(o_.step_time.kind == StepTimeModel::Kind::roofline
-                                                           ? "roofline estimates, not measurements"
-                                                           : "from the calibration fit"));
+    r.notes.push_back(step_time_note(o_.step_time));
   }
 
   void admit(Source& src, SimResult& r, RunRecorder& rec) {
@@ -707,12 +705,7 @@ class SglangSimulator {
     q.turn = p.turn;
     q.max_new = in.output_tokens;
     q.last_node = tree_.root();
-    segs_.clear();
-    request_segments(sessions_, in, q.uid, segs_);
-    q.tokens.clear();
-    q.tokens.reserve(in.prompt_tokens + in.output_tokens);
-    for (const Seg& s : segs_)
-      for (std::uint64_t i = 0; i < s.len; ++i) q.tokens.push_back(hash_mix(s.key, i));
+    request_tokens(sessions_, in, q.uid, segs_, q.tokens);
     r.prompt_tokens += in.prompt_tokens;
     waiting_.push_back(id);
   }

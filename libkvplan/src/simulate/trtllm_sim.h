@@ -315,9 +315,7 @@ class TrtllmSimulator {
                       format_count(max_tokens_) + ", chunked context " + (o_.trtllm_scheduler.enable_chunked_context ? "on" : "off"));
     r.notes.push_back("not simulated: KV block reuse (enable_block_reuse: no prefix hits are counted, which can only "
                       "overstate the blocks used), host offloading, beam search, speculative decoding, EOS before max_tokens");
-    r.notes.push_back("step times are " + std::string(o_.step_time.kind == StepTimeModel::Kind::roofline
-                                                           ? "roofline estimates, not measurements"
-                                                           : "from the calibration fit"));
+    r.notes.push_back(step_time_note(o_.step_time));
   }
 
   void admit(Source& src, SimResult& r, RunRecorder& rec) {

@@ -11,7 +11,9 @@
 #include <memory>
 #include <queue>
 #include <sstream>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
@@ -314,6 +316,24 @@ inline void request_segments(std::unordered_map<std::uint64_t, std::vector<Seg>>
   if (in.session) sessions[in.session] = segs;
 }
 
+// The same content as token ids (token i of a segment is hash_mix(key, i)), for the engines that
+// match prefixes token by token (SGLang's radix tree, llama-server's slots).
+inline void request_tokens(std::unordered_map<std::uint64_t, std::vector<Seg>>& sessions, const SimRequest& in,
+                           std::uint64_t uid, std::vector<Seg>& segs, std::vector<std::uint64_t>& tokens) {
+  segs.clear();
+  request_segments(sessions, in, uid, segs);
+  tokens.clear();
+  tokens.reserve(in.prompt_tokens + in.output_tokens);
+  for (const Seg& s : segs)
+    for (std::uint64_t i = 0; i < s.len; ++i) tokens.push_back(hash_mix(s.key, i));
+}
+
+// The run's note on where step times come from.
+inline std::string step_time_note(const StepTimeModel& t) {
+  return std::string("step times are ") +
+         (t.kind == StepTimeModel::Kind::roofline ? "roofline estimates, not measurements" : "from the calibration fit");
+}
+
 struct Pending {
   double t = 0;
   std::uint64_t seq = 0;
@@ -612,9 +632,7 @@ class Simulator {
       r.notes.push_back("Mamba state: " + std::string(profile_.mamba_cache_mode) +
                         " mode, modelled as " + (mamba_all_ ? "one block per block_size tokens" :
                         profile_.mamba_cache_mode == "align" ? "2 blocks" : "1 block") + " per running request");
-    r.notes.push_back("step times are " + std::string(o_.step_time.kind == StepTimeModel::Kind::roofline
-                                                           ? "roofline estimates, not measurements"
-                                                           : "from the calibration fit"));
+    r.notes.push_back(step_time_note(o_.step_time));
   }
 
   void admit(Source& src, SimResult& r, double& first_arrival, bool& started) {
