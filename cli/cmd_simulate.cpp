@@ -184,20 +184,9 @@ bool is_launcher(const std::string& s) {
   return s == "vllm" || s == "python" || s == "python3" || s == "sglang" || s == "llama-server" || s == "trtllm-serve";
 }
 
-// The simulation's inputs: the deployment as kvplan check reads it, its result (the memory
-// budget), the model and the simulator's options.
-struct Prepared {
+// The vLLM deployment the command line describes: a launch command, or MODEL with vLLM's flags.
+Deployment vllm_deployment(const SimulateCliOptions& o, const std::vector<std::string>& argv, bool launch) {
   Deployment d;
-  CheckResult cr;
-  ModelSpec m;
-  SimOptions so;
-  std::uint64_t gpus = 1;
-  std::vector<std::string> notes;
-};
-
-Prepared prepare_vllm(const SimulateCliOptions& o, const std::vector<std::string>& argv, bool launch, const Accelerator& gpu) {
-  Prepared p;
-  Deployment& d = p.d;
   const VllmFlags& f = o.vllm;
   if (launch) {
     d = parse_launch_command(argv);
@@ -210,30 +199,16 @@ Prepared prepare_vllm(const SimulateCliOptions& o, const std::vector<std::string
     d.args = f.to_args();
   }
   if (d.engine != EngineKind::vllm) throw InputError::value("launch command", argv[0], "vllm serve ... (--engine vllm)");
-  // The library's preparation, as for the other engines and the page: vllm serve's batch
-  // defaults for this GPU, kvplan check's budget, and the pool check reports.
-  CheckOptions co;
-  co.gpu = gpu.name;
-  LoadOptions lo;
-  lo.assume = o.assume;
-  SimDeployment sd = prepare_simulation(d, co, lo);
-  p.d = std::move(sd.deployment);
-  p.cr = std::move(sd.check);
-  p.m = std::move(sd.model);
-  p.so = std::move(sd.options);
-  p.gpus = sd.gpus;
-  p.notes = std::move(sd.notes);
-  return p;
+  return d;
 }
 
 // SGLang and llama-server: the MODEL form's flags are forwarded as the engine's launch command;
 // kvplan check reads it (its memory budget: SGLang's KV bytes after weights), the engine option
 // table maps the same command onto the profile's options, and the simulated pool must be the
 // one check reports.
-Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::vector<std::string>& argv, bool launch,
-                       const Accelerator& gpu, bool engine_given) {
-  Prepared p;
-  Deployment& d = p.d;
+Deployment other_deployment(const SimulateCliOptions& o, EngineKind kind, const std::vector<std::string>& argv, bool launch,
+                            bool engine_given) {
+  Deployment d;
   const std::string name(engine_name(kind));
   // Flags of another engine are an error, never silently ignored.
   static const char* vllm_only[] = {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size",
@@ -285,18 +260,7 @@ Prepared prepare_other(const SimulateCliOptions& o, EngineKind kind, const std::
     d.source = "command line";
     if (kind == EngineKind::llamacpp) d.model = argv[0];
   }
-  CheckOptions co;
-  co.gpu = gpu.name;
-  if (!o.model.empty()) co.model = o.model;
-  LoadOptions lo;
-  lo.assume = o.assume;
-  SimDeployment sd = prepare_simulation(d, co, lo);
-  p.cr = std::move(sd.check);
-  p.m = std::move(sd.model);
-  p.so = std::move(sd.options);
-  p.gpus = sd.gpus;
-  p.notes = std::move(sd.notes);
-  return p;
+  return d;
 }
 
 int run_simulate(SimulateCliOptions o) {
@@ -318,13 +282,20 @@ int run_simulate(SimulateCliOptions o) {
   }
   if (kind == EngineKind::vllm && !o.model.empty())
     throw InputError::value("--model", o.model, "no --model for vLLM (vllm serve names its model; --model is for llama-server -m x.gguf)");
-  Prepared p = kind == EngineKind::vllm ? prepare_vllm(o, argv, launch, gpu) : prepare_other(o, kind, argv, launch, gpu, o.engine_given);
-  if (kind == EngineKind::vllm && p.d.engine != EngineKind::vllm)
-    throw InputError::value("launch command", argv[0], "vllm serve ... (--engine vllm)");
-  const Deployment& d = p.d;
-  const CheckResult& cr = p.cr;
-  const ModelSpec& m = p.m;
-  SimOptions& so = p.so;
+  // The library's preparation, as for the page and Python: the engine's batch defaults for this
+  // GPU, kvplan check's budget, and the pool check reports.
+  CheckOptions co;
+  co.gpu = gpu.name;
+  if (!o.model.empty()) co.model = o.model;  // refused above for vLLM
+  LoadOptions lo;
+  lo.assume = o.assume;
+  SimDeployment p = prepare_simulation(kind == EngineKind::vllm ? vllm_deployment(o, argv, launch)
+                                                                : other_deployment(o, kind, argv, launch, o.engine_given),
+                                       co, lo);
+  const Deployment& d = p.deployment;
+  const CheckResult& cr = p.check;
+  const ModelSpec& m = p.model;
+  SimOptions& so = p.options;
   if (!o.calibration.empty()) so.step_time = load_step_time(o.calibration);
   so.step_time.prefill_efficiency = o.prefill_efficiency;
   so.slo = {o.slo_ttft, o.slo_tpot, o.slo_e2e};
