@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "helpers.h"
+#include "simulate_helpers.h"
 #include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
@@ -37,12 +38,7 @@ VllmGroup group(const std::string& kind, std::uint64_t block, std::uint64_t wind
   g.layers = {0};
   return g;
 }
-StepTimeModel unit_steps() {  // every step takes 1 s: times count steps
-  StepTimeModel t;
-  t.kind = StepTimeModel::Kind::linear;
-  t.a = 1;
-  return t;
-}
+using kvplan::test::unit_steps;
 SimOptions options(bool caching, std::uint64_t batched = 8192, std::uint64_t seqs = 256) {
   SimOptions o;
   o.engine.enable_prefix_caching = caching;
@@ -85,7 +81,7 @@ SimRequest prompt(std::uint64_t tokens, std::uint64_t prefix = 0, std::uint64_t 
   return r;
 }
 
-const Accelerator& h100() { return find_accelerator("H100"); }
+using kvplan::test::h100;
 
 using Scheduled = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
 

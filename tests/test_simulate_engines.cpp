@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "helpers.h"
+#include "simulate_helpers.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
 #include "simulate/llamacpp_sim.h"
@@ -13,13 +14,8 @@ using namespace kvplan;
 using kvplan::test::HasMessage;
 
 namespace sim_engines_test {  // named: the tests are a unity build
-StepTimeModel unit_steps() {  // every step takes 1 s: times count steps
-  StepTimeModel t;
-  t.kind = StepTimeModel::Kind::linear;
-  t.a = 1;
-  return t;
-}
-const Accelerator& h100() { return find_accelerator("H100"); }
+using kvplan::test::h100;
+using kvplan::test::unit_steps;
 
 using Tokens = std::vector<std::uint64_t>;
 detail::RadixCache::Match match(detail::RadixCache& c, const Tokens& t) { return c.match_prefix(t.data(), t.size()); }
@@ -35,15 +31,7 @@ SimOptions sglang_options(std::uint64_t context, std::uint64_t kv = 40ull * GiB)
   o.step_time = unit_steps();
   return o;
 }
-SimRequest request(std::uint64_t prompt, std::uint64_t output, double at = 0, std::uint64_t prefix = 0, std::uint64_t shared = 0) {
-  SimRequest r;
-  r.arrival_s = at;
-  r.prompt_tokens = prompt;
-  r.output_tokens = output;
-  r.prefix_id = prefix;
-  r.prefix_tokens = shared;
-  return r;
-}
+using kvplan::test::sim_request;
 
 // llama-server with the slot layout a test states (n_ctx cells, `slots` slots of n_ctx / slots
 // tokens, no unified cache), built by hand as the vLLM tests build a KVCacheConfig.
@@ -180,7 +168,7 @@ BOOST_AUTO_TEST_CASE(sglang_max_running_requests_is_the_concurrency) {
   o.sglang.max_running_requests = 16;
   const SglangResult prof = sglang_profile(m, o.sglang);
   BOOST_TEST(prof.max_concurrency == 16.0);
-  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(40, E::request(1000, 100)));
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(40, E::sim_request(1000, 100)));
   BOOST_TEST(r.engine == "sglang");
   BOOST_TEST(r.peak_running == 16u);
   BOOST_TEST(r.finished == 40u);
@@ -204,14 +192,14 @@ BOOST_AUTO_TEST_CASE(sglang_identical_requests_reach_the_engine_concurrency) {
   const SglangResult prof = sglang_profile(m, o.sglang);
   BOOST_TEST(prof.max_total_num_tokens == 40960u);
   BOOST_TEST(prof.max_concurrency == 10.0);
-  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(11, E::request(1000, 3095)));
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(11, E::sim_request(1000, 3095)));
   BOOST_TEST(r.rejected == 0u);
   BOOST_TEST(r.peak_running == 10u);
   BOOST_TEST(r.preemptions == 0u);
   BOOST_TEST(r.finished == 11u);
   BOOST_TEST(r.peak_blocks <= r.num_blocks);
   // One token more is refused: prompt + max_new_tokens = context_length.
-  const SimResult too_long = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>{E::request(1000, 3096)});
+  const SimResult too_long = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>{E::sim_request(1000, 3096)});
   BOOST_TEST(too_long.rejected == 1u);
 }
 
@@ -222,7 +210,7 @@ BOOST_AUTO_TEST_CASE(sglang_overadmission_retracts) {
   const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
   SimOptions o = E::sglang_options(4096);
   o.sglang.max_total_tokens = 10 * 4096;
-  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(20, E::request(1000, 3095)));
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(20, E::sim_request(1000, 3095)));
   BOOST_TEST(r.peak_running > 10u);
   BOOST_TEST(r.preemptions > 0u);
   BOOST_TEST(r.finished == 20u);
@@ -233,7 +221,7 @@ BOOST_AUTO_TEST_CASE(sglang_overadmission_retracts) {
 // shared tokens: all 500 with page 1, 7 pages = 448 with page 64); the radix cache off hits none.
 BOOST_AUTO_TEST_CASE(sglang_shared_prefix_hits_whole_pages) {
   const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
-  const std::vector<SimRequest> reqs = {E::request(800, 10, 0, 7, 500), E::request(900, 10, 100, 7, 500)};
+  const std::vector<SimRequest> reqs = {E::sim_request(800, 10, 0, 7, 500), E::sim_request(900, 10, 100, 7, 500)};
   for (auto [page, want] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 500}, {64, 448}}) {
     BOOST_TEST_CONTEXT("page " << page) {
       SimOptions o = E::sglang_options(4096);
@@ -282,14 +270,14 @@ BOOST_AUTO_TEST_CASE(sglang_deterministic_for_a_seed) {
 BOOST_AUTO_TEST_CASE(llamacpp_test_ctx_shift_disabled) {
   const auto layout = E::slots_layout(256, 2);
   const SimOptions o = E::llama_options();
-  SimResult r = E::run_llama(layout, o, {E::request(8, 64)});
+  SimResult r = E::run_llama(layout, o, {E::sim_request(8, 64)});
   BOOST_TEST(r.finished == 1u);
   BOOST_TEST(r.output_tokens == 64u);
-  r = E::run_llama(layout, o, {E::request(8, 1'000'000)});
+  r = E::run_llama(layout, o, {E::sim_request(8, 1'000'000)});
   BOOST_TEST(r.finished == 1u);
   BOOST_TEST(r.output_tokens == 120u);
   BOOST_TEST(r.notes[r.notes.size() - 1].find("truncated") != std::string::npos);
-  r = E::run_llama(layout, o, {E::request(301, 64)});
+  r = E::run_llama(layout, o, {E::sim_request(301, 64)});
   BOOST_TEST(r.rejected == 1u);
   BOOST_TEST(r.finished == 0u);
 }
@@ -301,7 +289,7 @@ BOOST_AUTO_TEST_CASE(llamacpp_test_completion_parallel_slots) {
   for (auto [slots, n] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 3}, {2, 2}, {2, 4}, {4, 2}, {4, 6}}) {
     BOOST_TEST_CONTEXT(slots << " slots, " << n << " requests") {
       const SimResult r = E::run_llama(E::slots_layout(512 * slots, slots), E::llama_options(),
-                                       std::vector<SimRequest>(n, E::request(8, 64)));
+                                       std::vector<SimRequest>(n, E::sim_request(8, 64)));
       BOOST_TEST(r.finished == n);
       BOOST_TEST(r.peak_running == std::min(slots, n));
     }
@@ -317,7 +305,7 @@ BOOST_AUTO_TEST_CASE(llamacpp_identical_requests_reach_the_engine_concurrency) {
   o.llamacpp.parallel = 4;
   const LlamaCppResult prof = llamacpp_profile(m, o.llamacpp);
   BOOST_TEST(prof.n_ctx_seq == 4096u);
-  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(10, E::request(3000, 1000)));
+  const SimResult r = kvplan::simulate(m, E::h100(), o, std::vector<SimRequest>(10, E::sim_request(3000, 1000)));
   BOOST_TEST(r.engine == "llama.cpp");
   BOOST_TEST(static_cast<double>(r.peak_running) == r.engine_max_concurrency);
   BOOST_TEST(r.peak_running == 4u);
@@ -333,7 +321,7 @@ BOOST_AUTO_TEST_CASE(llamacpp_identical_requests_reach_the_engine_concurrency) {
 // prompt + output - 1 cached tokens; with similarity 0 the least recently used slot is taken,
 // which is B's (B finished first), and nothing is reused.
 BOOST_AUTO_TEST_CASE(llamacpp_slot_selection_by_prompt_similarity) {
-  SimRequest a1 = E::request(1000, 50, 0), b1 = E::request(800, 10, 0), a2 = E::request(1200, 10, 500);
+  SimRequest a1 = E::sim_request(1000, 50, 0), b1 = E::sim_request(800, 10, 0), a2 = E::sim_request(1200, 10, 500);
   a1.session = a2.session = 1;
   b1.session = 2;
   for (auto [sps, hit] : std::vector<std::pair<double, std::uint64_t>>{{0.1, 1049}, {0.0, 0}}) {
@@ -358,10 +346,10 @@ BOOST_AUTO_TEST_CASE(llamacpp_slot_selection_by_prompt_similarity) {
 // terminated ("Context size has been exceeded."), the other finishes.
 BOOST_AUTO_TEST_CASE(llamacpp_unified_cache_purges_then_fails) {
   SimResult r = E::run_llama(E::slots_layout(4096, 2, true), E::llama_options(),
-                             {E::request(3000, 100, 0), E::request(3000, 100, 1000)});
+                             {E::sim_request(3000, 100, 0), E::sim_request(3000, 100, 1000)});
   BOOST_TEST(r.finished == 2u);
   BOOST_TEST(r.rejected == 0u);
-  r = E::run_llama(E::slots_layout(4096, 2, true), E::llama_options(), {E::request(3000, 100), E::request(3000, 100)});
+  r = E::run_llama(E::slots_layout(4096, 2, true), E::llama_options(), {E::sim_request(3000, 100), E::sim_request(3000, 100)});
   BOOST_TEST(r.rejected == 1u);
   BOOST_TEST(r.finished == 1u);
   BOOST_TEST(r.peak_blocks <= r.num_blocks);

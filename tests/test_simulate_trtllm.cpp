@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "helpers.h"
+#include "simulate_helpers.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
 #include "simulate/trtllm_sim.h"
@@ -12,13 +13,8 @@ using namespace kvplan;
 using kvplan::test::HasMessage;
 
 namespace sim_trtllm_test {  // named: the tests are a unity build
-StepTimeModel unit_steps() {  // every step takes 1 s: times count steps
-  StepTimeModel t;
-  t.kind = StepTimeModel::Kind::linear;
-  t.a = 1;
-  return t;
-}
-const Accelerator& h100() { return find_accelerator("H100"); }
+using kvplan::test::h100;
+using kvplan::test::unit_steps;
 
 // The pool a test states (kvCacheMaxNumTokens / tokensPerBlock blocks, kvCacheMaxNumTokensPerSeq),
 // built by hand as getKvCacheManager builds it in capacitySchedulerTest.cpp.
@@ -39,13 +35,7 @@ SimOptions trt_options(std::uint64_t tokens_per_block, std::uint64_t max_batch, 
   o.step_time = unit_steps();
   return o;
 }
-SimRequest request(std::uint64_t prompt, std::uint64_t output, double at = 0) {
-  SimRequest r;
-  r.arrival_s = at;
-  r.prompt_tokens = prompt;
-  r.output_tokens = output;
-  return r;
-}
+using kvplan::test::sim_request;
 struct Run {
   SimResult r;
   std::vector<SimStep> steps;
@@ -86,7 +76,7 @@ using Policy = TrtllmCapacityPolicy;
 BOOST_AUTO_TEST_CASE(trtllm_simple_should_fit) {
   for (Policy p : {Policy::guaranteed_no_evict, Policy::max_utilization}) {
     BOOST_TEST_CONTEXT("policy " << static_cast<int>(p)) {
-      const T::Run x = T::run(T::pool(200, 10, 90), T::trt_options(10, 2, p), {T::request(10, 80), T::request(10, 80)});
+      const T::Run x = T::run(T::pool(200, 10, 90), T::trt_options(10, 2, p), {T::sim_request(10, 80), T::sim_request(10, 80)});
       BOOST_TEST(x.r.steps == 80u);
       BOOST_TEST(x.r.finished == 2u);
       BOOST_TEST(x.r.preemptions == 0u);
@@ -103,7 +93,7 @@ BOOST_AUTO_TEST_CASE(trtllm_simple_should_fit) {
 // request 1 resumes with prompt 51 (10 + its 41 tokens) and 39 new tokens; 119 iterations.
 BOOST_AUTO_TEST_CASE(trtllm_simple_doesnt_fit_max_utilization) {
   const T::Run x = T::run(T::pool(100, 10, 90), T::trt_options(10, 2, Policy::max_utilization),
-                          {T::request(10, 80), T::request(10, 80)});
+                          {T::sim_request(10, 80), T::sim_request(10, 80)});
   BOOST_TEST(x.r.steps == 119u);
   BOOST_REQUIRE(x.steps.size() == 119u);
   for (std::size_t i = 0; i < 41; ++i) BOOST_TEST(x.steps[i].scheduled_requests == 2u);
@@ -122,7 +112,7 @@ BOOST_AUTO_TEST_CASE(trtllm_simple_doesnt_fit_max_utilization) {
 // second waits for the first: 80 + 80 steps, one running, nothing paused.
 BOOST_AUTO_TEST_CASE(trtllm_guaranteed_no_evict_waits_instead) {
   const T::Run x = T::run(T::pool(100, 10, 90), T::trt_options(10, 2, Policy::guaranteed_no_evict),
-                          {T::request(10, 80), T::request(10, 80)});
+                          {T::sim_request(10, 80), T::sim_request(10, 80)});
   BOOST_TEST(x.r.steps == 160u);
   BOOST_TEST(x.r.peak_running == 1u);
   BOOST_TEST(x.r.preemptions == 0u);
@@ -137,7 +127,7 @@ BOOST_AUTO_TEST_CASE(trtllm_guaranteed_no_evict_waits_instead) {
 // in iterations 0-79, requests 2 and 3 in 80-159, nothing after.
 BOOST_AUTO_TEST_CASE(trtllm_micro_batch_simple_no_overlap) {
   const T::Run x = T::run(T::pool(10000, 10, 1000), T::trt_options(10, 2, Policy::guaranteed_no_evict),
-                          std::vector<SimRequest>(4, T::request(10, 80)));
+                          std::vector<SimRequest>(4, T::sim_request(10, 80)));
   BOOST_TEST(x.r.steps == 160u);
   for (const SimStep& s : x.steps) BOOST_TEST(s.scheduled_requests == 2u);
   BOOST_TEST(x.steps[0].prefill_tokens == 20u);
@@ -153,7 +143,7 @@ BOOST_AUTO_TEST_CASE(trtllm_micro_batch_simple_no_overlap) {
 BOOST_AUTO_TEST_CASE(trtllm_micro_batch_simple_max_num_tokens_bw1) {
   SimOptions o = T::trt_options(10, 4, Policy::guaranteed_no_evict);
   o.trtllm_scheduler.max_num_tokens = 12;
-  const T::Run x = T::run(T::pool(10000, 10, 1000), o, std::vector<SimRequest>(4, T::request(10, 10)));
+  const T::Run x = T::run(T::pool(10000, 10, 1000), o, std::vector<SimRequest>(4, T::sim_request(10, 10)));
   BOOST_REQUIRE(x.steps.size() >= 12u);
   for (std::size_t it = 0; it < 3; ++it) BOOST_TEST(x.steps[it].scheduled_requests == it + 1);
   for (std::size_t it = 3; it < 10; ++it) BOOST_TEST(x.steps[it].scheduled_requests == 3u);
@@ -172,7 +162,7 @@ BOOST_AUTO_TEST_CASE(trtllm_micro_batch_simple_max_num_tokens_bw1) {
 BOOST_AUTO_TEST_CASE(trtllm_max_num_tokens_per_step) {
   SimOptions o = T::trt_options(32, 64, Policy::guaranteed_no_evict);
   const TrtllmResult p = T::pool(1 << 20, 32, 16384);
-  const std::vector<SimRequest> three(3, T::request(3000, 4));
+  const std::vector<SimRequest> three(3, T::sim_request(3000, 4));
   const T::Run plain = T::run(p, o, three);
   BOOST_TEST(plain.steps[0].prefill_tokens == 6000u);
   BOOST_TEST(plain.steps[1].prefill_tokens == 3000u);
@@ -184,7 +174,7 @@ BOOST_AUTO_TEST_CASE(trtllm_max_num_tokens_per_step) {
   BOOST_TEST(chunked.steps[1].decode_tokens == 2u);
   // A prompt over max_num_tokens is refused when chunked context is off.
   o.trtllm_scheduler.enable_chunked_context = false;
-  BOOST_TEST(T::run(p, o, {T::request(8193, 4)}).r.rejected == 1u);
+  BOOST_TEST(T::run(p, o, {T::sim_request(8193, 4)}).r.rejected == 1u);
   // max_batch_size bounds the batch.
   o.trtllm.max_batch_size = 1;
   BOOST_TEST(T::run(p, o, three).r.peak_running == 1u);
@@ -199,7 +189,7 @@ BOOST_AUTO_TEST_CASE(trtllm_identical_requests_reach_the_engine_concurrency) {
   const TrtllmResult prof = trtllm_profile(m, o.trtllm);
   BOOST_TEST(prof.blocks == 1280u);
   BOOST_TEST(prof.max_concurrency == 10.0);
-  const SimResult r = kvplan::simulate(m, T::h100(), o, std::vector<SimRequest>(11, T::request(1000, 3096)));
+  const SimResult r = kvplan::simulate(m, T::h100(), o, std::vector<SimRequest>(11, T::sim_request(1000, 3096)));
   BOOST_TEST(r.engine == "trtllm");
   BOOST_TEST(r.rejected == 0u);
   BOOST_TEST(r.peak_running == 10u);
@@ -207,10 +197,10 @@ BOOST_AUTO_TEST_CASE(trtllm_identical_requests_reach_the_engine_concurrency) {
   BOOST_TEST(r.finished == 11u);
   BOOST_TEST(r.peak_blocks <= r.num_blocks);
   BOOST_TEST(r.num_blocks == 1280u);
-  BOOST_TEST(kvplan::simulate(m, T::h100(), o, std::vector<SimRequest>{T::request(1000, 3097)}).rejected == 1u);
+  BOOST_TEST(kvplan::simulate(m, T::h100(), o, std::vector<SimRequest>{T::sim_request(1000, 3097)}).rejected == 1u);
   // MAX_UTILIZATION admits all 11 on their prompts' blocks and pauses when the pool runs out.
   const SimResult mu = kvplan::simulate(m, T::h100(), T::llama_options(1280, Policy::max_utilization),
-                                        std::vector<SimRequest>(11, T::request(1000, 3096)));
+                                        std::vector<SimRequest>(11, T::sim_request(1000, 3096)));
   BOOST_TEST(mu.peak_running == 11u);
   BOOST_TEST(mu.preemptions > 0u);
   BOOST_TEST(mu.finished == 11u);
@@ -223,7 +213,7 @@ BOOST_AUTO_TEST_CASE(trtllm_without_memory_is_one_clear_error) {
   SimOptions o;
   o.engine_kind = EngineKind::trtllm;
   o.step_time = T::unit_steps();
-  BOOST_CHECK_EXCEPTION(kvplan::simulate(m, T::h100(), o, std::vector<SimRequest>{T::request(10, 1)}), InputError,
+  BOOST_CHECK_EXCEPTION(kvplan::simulate(m, T::h100(), o, std::vector<SimRequest>{T::sim_request(10, 1)}), InputError,
                         HasMessage({"TensorRT-LLM memory"}));
 }
 
