@@ -34,20 +34,8 @@ void bind_engines(pyb::module_& m) {
   using namespace kvplan;
   using namespace kvplan::py;
   m.def("_engine", [](const std::string& engine, pyb::handle model, const pyb::dict& kw, bool text) -> pyb::object {
-    const ModelSpec& spec = model_arg(model).get();
-    auto out = [&](const auto& r) -> pyb::object {
-      if (text) return pyb::str(format_engine_text(r));
-      return to_python(to_json(r));
-    };
-    const EngineKind kind = parse_engine(engine);
-    const nlohmann::json req = engine_request(kw);
-    switch (kind) {
-      case EngineKind::vllm: return out(vllm_profile(spec, vllm_options_from_request(req)));
-      case EngineKind::llamacpp: return out(llamacpp_profile(spec, llamacpp_options_from_request(req)));
-      case EngineKind::sglang: return out(sglang_profile(spec, sglang_options_from_request(req)));
-      case EngineKind::trtllm: return out(trtllm_profile(spec, trtllm_options_from_request(req)));
-    }
-    return pyb::none();
+    const EngineReport r = engine_report(parse_engine(engine), model_arg(model).get(), engine_request(kw));
+    return text ? pyb::object(pyb::str(r.text)) : to_python(r.json);
   }, "engine"_a, "model"_a, "options"_a, "text"_a = false);
   m.def("engine_options", [](const std::string& engine) -> pyb::list {
     pyb::list out;

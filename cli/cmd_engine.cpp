@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common.h"
+#include "kvplan/engine_fields.h"
 #include "kvplan/engines.h"
 
 namespace kvplan::cli {
@@ -57,26 +58,10 @@ nlohmann::json engine_request(EngineKind kind, const std::vector<EngineFlag>& fl
 int run_engine(const EngineOptions& o) {
   const EngineKind kind = parse_engine(o.engine);
   const nlohmann::json req = engine_request(kind, o.flags);
-  ModelSpec m = o.model.load();
-  nlohmann::json j;
-  std::string text;
-  auto report = [&](const auto& r) {
-    j = to_json(r);
-    text = format_engine_text(r);
-  };
-  constexpr FieldNaming flags = FieldNaming::cli_flag;
-  switch (kind) {
-    case EngineKind::vllm: report(vllm_profile(m, vllm_options_from_request(req, flags))); break;
-    case EngineKind::llamacpp: report(llamacpp_profile(m, llamacpp_options_from_request(req, flags))); break;
-    case EngineKind::sglang: report(sglang_profile(m, sglang_options_from_request(req, flags))); break;
-    case EngineKind::trtllm: report(trtllm_profile(m, trtllm_options_from_request(req, flags))); break;
-  }
-  if (o.json) {
-    j["model"] = m.name;
-    print_json(j);
-  } else {
-    std::cout << m.name << "\n" << text;
-  }
+  const ModelSpec m = o.model.load();
+  const EngineReport r = engine_report(kind, m, req, FieldNaming::cli_flag);
+  if (o.json) print_json(r.json);
+  else std::cout << m.name << "\n" << r.text;
   return 0;
 }
 }  // namespace

@@ -90,7 +90,8 @@ def engine_json(engine, model, words):
     r = run("engine", engine, model, *words, "--json")
     if r.returncode != 0:
         return {"error": r.stderr.strip()}
-    return {k: v for k, v in json.loads(r.stdout).items() if k not in ("schema", "model")}
+    # (check's engine_result is the profile alone: `engine`'s request echo is not part of it.)
+    return {k: v for k, v in json.loads(r.stdout).items() if k not in ("schema", "model", "request")}
 
 
 for engine, array in ARRAYS.items():

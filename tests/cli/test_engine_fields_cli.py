@@ -6,7 +6,10 @@
 - both: each field set to a non-default value (tests/data/request_cases.json, "engine") through its
   CLI flag and through its Python keyword gives the same `engine --json` document, and one that
   differs from the base options' (or the case's "ref" words': the option reaches the library); a
-  case marked "error" must be refused by both faces.
+  case marked "error" must be refused by both faces;
+- the request echo: `engine --json`'s "request" is the whole table, each field at the value the case
+  gave it (units read here: 80GiB, 40GB, 32k) and every other at the table's default (null when
+  unset), and docs/schema/engine.schema.json describes exactly those keys.
 Usage: test_engine_fields_cli.py PATH_TO_KVPLAN. Prints 'N passed, N failed'."""
 import json
 import os
@@ -40,13 +43,47 @@ help_flags = set(re.findall(r"(?:^\s+|,)(--[a-z][a-z-]*)", help_text, re.M))
 table_flags = set()
 
 
+SCHEMA = json.load(open(os.path.join(SRC, "docs", "schema", "engine.schema.json")))
+UNITS = {"GiB": 2**30, "MiB": 2**20, "GB": 10**9, "k": 1024}
+
+
+def value_of(v, typ):
+    """A case's Python keyword value as the library must echo it (its own reading of units)."""
+    if isinstance(v, (bool, int, float)):
+        return v
+    if typ in ("token_list", "count_list"):
+        return [value_of(x, "tokens") for x in (v if isinstance(v, list) else v.split(","))]
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(GiB|MiB|GB|k)?", v)
+    if m and typ != "text":
+        return int(float(m[1]) * UNITS.get(m[2] or "", 1))
+    return v
+
+
+def default_of(f):
+    d = f["default"]
+    if f["type"] == "boolean":
+        return d == "true"
+    if d is None:
+        return None
+    return value_of(d, f["type"]) if f["type"] != "fraction" else float(d)
+
+
+def expected_request(engine, table, kw):
+    req = {f["name"]: default_of(f) for f in table}
+    types = {f["name"]: f["type"] for f in table}
+    req.update({k: value_of(v, types[k]) for k, v in kw.items()})
+    if engine == "sglang" and "free_before_bytes" not in kw:  # unset: the device total (engine_fields.h)
+        req["free_before_bytes"] = req["gpu_memory_bytes"]
+    return req
+
+
 def without(doc, *keys):
     return {k: v for k, v in doc.items() if k not in keys}
 
 
 def cli_engine(engine, model, words):
     r = run("engine", engine, model, *words, "--json")
-    return without(json.loads(r.stdout), "schema", "model") if r.returncode == 0 else {"error": r.stderr.strip()}
+    return without(json.loads(r.stdout), "schema") if r.returncode == 0 else {"error": r.stderr.strip()}
 
 
 def py_engine(engine, model, kw):
@@ -72,6 +109,11 @@ for engine, array in ARRAYS.items():
         check(f"kvplan.engine_options('{engine}') is the table's names",
               sorted(kvplan.engine_options(engine)) == sorted(f["name"] for f in table))
 
+    variant = next(v for v in SCHEMA["oneOf"] if v["properties"]["engine"].get("const") == engine)
+    check(f"{engine}: the schema's request is the table",
+          sorted(variant["properties"]["request"]["properties"]) == sorted(f["name"] for f in table)
+          and "request" in variant["required"], sorted(variant["properties"]["request"]["properties"]))
+
     spec = CASES[engine]
     model, base = spec["model"], spec["base"]
     check(f"{engine}: a case for every field", sorted(spec["cases"]) == sorted(f["name"] for f in table),
@@ -82,6 +124,10 @@ for engine, array in ARRAYS.items():
         if m not in bases:
             bases[m] = cli_engine(engine, m, base["cli"])
             check(f"{engine} {m}: base runs", "error" not in bases[m], bases[m].get("error"))
+            want = expected_request(engine, table, base["python"])
+            got = bases[m].get("request")
+            check(f"{engine} {m}: base: the request echo is the table's defaults", got == want,
+                  got and sorted(k for k in want if got.get(k) != want[k]))
             if kvplan is not None:
                 check(f"{engine} {m}: base: same JSON from the CLI and Python",
                       py_engine(engine, m, base["python"]) == bases[m])
@@ -103,7 +149,11 @@ for engine, array in ARRAYS.items():
         if not check(f"{engine} {name}: CLI runs", "error" not in c, c.get("error")):
             continue
         ref = cli_engine(engine, m, (base["cli"] if use_base else []) + case["ref"]) if "ref" in case else base_of(m)
-        check(f"{engine} {name}: the CLI flag reaches the library", "error" not in ref and c != ref, ref.get("error"))
+        check(f"{engine} {name}: the CLI flag reaches the library",
+              "error" not in ref and without(c, "request") != without(ref, "request"), ref.get("error"))
+        want = expected_request(engine, table, kw)
+        check(f"{engine} {name}: the request echo holds it", c.get("request") == want,
+              sorted(k for k in want if c.get("request", {}).get(k) != want[k]))
         if kvplan is None:
             continue
         p = py_engine(engine, m, kw)

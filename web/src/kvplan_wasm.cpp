@@ -223,20 +223,8 @@ json do_engine(const json& a) {
   const EngineKind kind = parse_engine(string_field(a, "engine", "vllm"));
   const json req = request_of(a, {"engine"});
   const ModelSpec m = load(a);
-  json j;
-  std::string text;
-  auto report = [&](const auto& r) {
-    j = to_json(r);
-    text = format_engine_text(r);
-  };
-  switch (kind) {
-    case EngineKind::vllm: report(vllm_profile(m, vllm_options_from_request(req))); break;
-    case EngineKind::llamacpp: report(llamacpp_profile(m, llamacpp_options_from_request(req))); break;
-    case EngineKind::sglang: report(sglang_profile(m, sglang_options_from_request(req))); break;
-    case EngineKind::trtllm: report(trtllm_profile(m, trtllm_options_from_request(req))); break;
-  }
-  j["model"] = m.name;
-  return {{"engine", std::move(j)}, {"text", m.name + "\n" + text}};
+  const EngineReport r = engine_report(kind, m, req);
+  return {{"engine", r.json}, {"text", m.name + "\n" + r.text}};
 }
 
 // A switch given as a JSON bool, or as the text "true" / "false" a form sends (anything else is refused).

@@ -26,11 +26,13 @@ struct EngineField {
   std::string_view help;
 };
 
-// A table entry with its setter: reads `value` by the field's type and writes it into the struct;
-// errors name the option as `label`.
+// A table entry with its setter and getter: `set` reads `value` by the field's type and writes it
+// into the struct (errors name the option as `label`); `get` reads the member back as JSON (null
+// when unset), for the request echo.
 template <class Options>
 struct EngineOptionField : EngineField {
   void (*set)(Options& options, const nlohmann::json& value, FieldType type, std::string_view label);
+  nlohmann::json (*get)(const Options& options);
 };
 
 std::span<const EngineOptionField<VllmOptions>> vllm_fields();
@@ -50,6 +52,23 @@ VllmOptions vllm_options_from_request(const nlohmann::json& request, FieldNaming
 LlamaCppOptions llamacpp_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
 SglangOptions sglang_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
 TrtllmOptions trtllm_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
+
+// The options as the parser resolved them, one key per table field (null: unset, the engine
+// decides): `kvplan engine --json`'s "request", the same from every face.
+nlohmann::json request_json(const VllmOptions& o);
+nlohmann::json request_json(const LlamaCppOptions& o);
+nlohmann::json request_json(const SglangOptions& o);
+nlohmann::json request_json(const TrtllmOptions& o);
+
+// One `kvplan engine` run as every face shows it (the CLI, kvplan.engine(), the page): `request`
+// read by the engine's table, the profile, its JSON with "model" and "request" (request_json), and
+// its text report (without the model line).
+struct EngineReport {
+  nlohmann::json json;
+  std::string text;
+};
+EngineReport engine_report(EngineKind kind, const ModelSpec& m, const nlohmann::json& request,
+                           FieldNaming naming = FieldNaming::keyword);
 
 // {"name", "cli_flag", "cli_aliases", "type", "unit", "default", "help"} ("default": null when unset).
 nlohmann::json to_json(const EngineField& f);

@@ -33,8 +33,22 @@ void set_member(O& o, const json& v, FieldType t, std::string_view label) {
   else static_assert(kUnsupported<D>, "no parse function for this member type");
 }
 
+// The member back as JSON: an unset optional, an empty name or an empty list is null.
+template <class O, auto Member>
+json get_member(const O& o) {
+  const auto& v = o.*Member;
+  using D = std::remove_cvref_t<decltype(v)>;
+  if constexpr (std::is_same_v<D, std::optional<std::uint64_t>> || std::is_same_v<D, std::optional<double>>) {
+    return v ? json(*v) : json(nullptr);
+  } else if constexpr (std::is_same_v<D, std::string> || std::is_same_v<D, std::vector<std::uint64_t>>) {
+    return v.empty() ? json(nullptr) : json(v);
+  } else {
+    return json(v);
+  }
+}
+
 #define KVPLAN_ENGINE_FIELD(O, member, flags, type, unit, def, help) \
-  EngineOptionField<O>{{#member, flags, T::type, unit, def, help}, &set_member<O, &O::member>}
+  EngineOptionField<O>{{#member, flags, T::type, unit, def, help}, &set_member<O, &O::member>, &get_member<O, &O::member>}
 
 // Flags several engines read, spelled once.
 constexpr std::string_view kTp = "--tensor-parallel-size,--tp-size,--tp";
@@ -172,6 +186,13 @@ O options_from_request(std::span<const EngineOptionField<O>> table, const json& 
 }
 
 template <class O>
+json echo(std::span<const EngineOptionField<O>> table, const O& o) {
+  json j = json::object();
+  for (const auto& f : table) j[std::string(f.name)] = f.get(o);
+  return j;
+}
+
+template <class O>
 std::vector<EngineField> plain(std::span<const EngineOptionField<O>> table) {
   return {table.begin(), table.end()};
 }
@@ -196,6 +217,11 @@ std::string_view field_label(const EngineField& f, FieldNaming naming) {
   if (naming == FieldNaming::keyword || f.cli_flags.empty()) return f.name;
   return f.cli_flags.substr(0, f.cli_flags.find(','));
 }
+
+json request_json(const VllmOptions& o) { return echo(vllm_fields(), o); }
+json request_json(const LlamaCppOptions& o) { return echo(llamacpp_fields(), o); }
+json request_json(const SglangOptions& o) { return echo(sglang_fields(), o); }
+json request_json(const TrtllmOptions& o) { return echo(trtllm_fields(), o); }
 
 VllmOptions vllm_options_from_request(const json& request, FieldNaming naming) {
   return options_from_request(vllm_fields(), request, naming, "vllm");

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "kvplan/engine_fields.h"
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
 #include "kvplan/units.h"
@@ -183,6 +184,39 @@ std::string format_engine_text(const TrtllmResult& r) {
      << format_count(r.max_seq_len, "token") << ": " << format_fixed(r.max_concurrency, 2) << "x\n";
   if (!r.starts) os << "  does NOT start: " << r.error << "\n";
   return os.str() + lines(r.log_lines, r.notes);
+}
+
+EngineReport engine_report(EngineKind kind, const ModelSpec& m, const nlohmann::json& request, FieldNaming naming) {
+  EngineReport out;
+  auto report = [&](const auto& options, const auto& result) {
+    out.json = to_json(result);
+    out.json["request"] = request_json(options);
+    out.json["model"] = m.name;
+    out.text = format_engine_text(result);
+  };
+  switch (kind) {
+    case EngineKind::vllm: {
+      const VllmOptions o = vllm_options_from_request(request, naming);
+      report(o, vllm_profile(m, o));
+      break;
+    }
+    case EngineKind::llamacpp: {
+      const LlamaCppOptions o = llamacpp_options_from_request(request, naming);
+      report(o, llamacpp_profile(m, o));
+      break;
+    }
+    case EngineKind::sglang: {
+      const SglangOptions o = sglang_options_from_request(request, naming);
+      report(o, sglang_profile(m, o));
+      break;
+    }
+    case EngineKind::trtllm: {
+      const TrtllmOptions o = trtllm_options_from_request(request, naming);
+      report(o, trtllm_profile(m, o));
+      break;
+    }
+  }
+  return out;
 }
 
 }  // namespace kvplan
