@@ -644,9 +644,9 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_w8a8_and_nvfp4) {
 }
 
 BOOST_AUTO_TEST_CASE(bitsandbytes_and_modelopt_and_fp8_per_tensor) {
-  // LLM.int8: int8 values + an fp32 SCB per output row.
+  // LLM.int8: int8 values + an fp32 SCB per output row + a uint8 weight_format per matrix.
   auto i8 = weight_bytes(llama8b_with({{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}));
-  BOOST_TEST(i8.total == kLinear + 32u * 43008 * 4 + kRestBf16);
+  BOOST_TEST(i8.total == kLinear + 32u * 43008 * 4 + 32u * 7 + kRestBf16);
   // modelopt NVFP4: 4 bits + fp8 scale per 16 + weight_scale_2 and input_scale (fp32) per matrix.
   auto nv = weight_bytes(llama8b_with({{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}, {"group_size", 16},
                                        {"exclude_modules", {"lm_head"}}}));
@@ -819,6 +819,36 @@ BOOST_AUTO_TEST_CASE(bitsandbytes_layer_skip_orpheus_3b_matches_its_published_si
   BOOST_TEST((file - w.total) * 10'000 < file);  // -0.0062 %: the file's header and quant_state JSON
 }
 
+BOOST_AUTO_TEST_CASE(bitsandbytes_int8_geitje_7b_matches_its_published_size) {
+  // RichardErkhov/Rijgersberg_-_GEITje-7B-8bits: Rijgersberg/GEITje-7B (a Mistral-7B-v0.1 continued
+  // pretraining; its config.json verbatim in tests/data/quant_checkpoints/) loaded with
+  // load_in_8bit and saved (transformers 4.40.2). Its two safetensors files are 4,947,097,024 and
+  // 2,562,631,392 B (LFS pointers, tests/data/quant_checkpoints/README.md). The 8-bit config's
+  // own config.json was not found; the quantization_config is the block transformers writes for
+  // load_in_8bit, verbatim from another published LLM.int8 Mistral checkpoint (Pclanglais/Larth-Mistral).
+  // By hand: 32 layers x (q,o 4096x4096; k,v 1024x4096; gate,up 14336x4096; down 4096x14336) =
+  // 6,979,321,856 int8 values; an fp32 SCB per output row (32 x 43,008); a uint8 weight_format per
+  // matrix (bitsandbytes Linear8bitLt._save_to_state_dict); the 32,000 x 4,096 embedding and head
+  // and 65 norms of 4,096 in bf16.
+  auto cfg = test::read_json("tests/data/quant_checkpoints/Rijgersberg__GEITje-7B.config.json");
+  cfg["quantization_config"] = {{"bnb_4bit_compute_dtype", "float32"}, {"bnb_4bit_quant_type", "fp4"},
+                                {"bnb_4bit_use_double_quant", false}, {"llm_int8_enable_fp32_cpu_offload", false},
+                                {"llm_int8_has_fp16_weight", false}, {"llm_int8_skip_modules", nullptr},
+                                {"llm_int8_threshold", 6.0}, {"load_in_4bit", false}, {"load_in_8bit", true},
+                                {"quant_method", "bitsandbytes"}};
+  const auto w = weight_bytes(load_model_from_json(cfg.dump(), "config.json"));
+  constexpr u64 kvplan = u64{6'979'321'856} + 32 * u64{43'008} * 4 + 224 + 2 * (2 * u64{32000} * 4096 + 65 * 4096);
+  constexpr u64 file = 4'947'097'024 + u64{2'562'631'392};
+  BOOST_TEST(w.total == kvplan);
+  BOOST_TEST(w.total == 7'509'647'584u);
+  BOOST_TEST(w.scheme == "bitsandbytes int8 + bf16");
+  // -80,832 B (-0.0011 %): the two files' JSON headers, 739 entries (weight, SCB and
+  // weight_format for 224 matrices, 67 bf16 tensors), ~109 B each. Before weight_format was
+  // counted kvplan was 224 B further under.
+  BOOST_TEST(file - w.total == 80'832u);
+  BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
+}
+
 BOOST_AUTO_TEST_CASE(modules_named_for_one_layer_or_expert_stay_unquantised) {
   // Qwen3-30B-A3B (48 layers x 128 experts of gate/up 768x2048 and down 2048x768) with AWQ 4-bit
   // g128: an expert matrix is 786,432 + 30,720 B quantised, 3,145,728 B in bf16 (+2,328,576).
@@ -853,6 +883,26 @@ BOOST_AUTO_TEST_CASE(fp8_block_deepseek_v3_matches_its_published_size) {
   BOOST_TEST(w.total + w.mtp == 688'574'809'152u);
   BOOST_TEST(w.total + w.mtp < published);
   BOOST_TEST((published - w.total - w.mtp) * 10'000 < published);  // within 0.01 %
+}
+
+BOOST_AUTO_TEST_CASE(fp8_per_tensor_static_llama_3_8b_matches_its_published_size) {
+  // neuralmagic/Meta-Llama-3-8B-Instruct-FP8 (AutoFP8, per-tensor fp8 weights, static per-tensor
+  // activation scales, lm_head left in bf16): its two safetensors files are 4,997,853,608 and
+  // 4,083,426,976 B (LFS pointers of commit a52a16ac, tests/data/quant_checkpoints/README.md).
+  // Its config.json was not found verbatim: the quantization_config is what AutoFP8 writes
+  // ({"quant_method": "fp8", "activation_scheme": "static"}, README), the architecture the bundled
+  // Llama-3.1-8B (the same tensor shapes as Meta-Llama-3-8B-Instruct). By hand: the 6,979,321,856
+  // fp8 values, an fp32 weight_scale and an fp32 input_scale per matrix (224), bf16 embeddings,
+  // head and norms.
+  const auto w = weight_bytes(llama8b_with({{"quant_method", "fp8"}, {"activation_scheme", "static"}}));
+  constexpr u64 file = 4'997'853'608 + u64{4'083'426'976};
+  BOOST_TEST(w.total == kLinear + 224 * 8 + kRestBf16);
+  BOOST_TEST(w.total == 9'081'202'432u);
+  BOOST_TEST(w.scheme == "fp8 + bf16");
+  // -78,152 B (-0.00086 %): the two files' JSON headers, 739 entries (the index's weight_map:
+  // 291 weights + weight_scale and input_scale for 224 matrices), ~106 B each.
+  BOOST_TEST(file - w.total == 78'152u);
+  BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
 }
 
 namespace {

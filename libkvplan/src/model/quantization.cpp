@@ -9,7 +9,9 @@
 //   priced (TheBloke/Genz-70b-GPTQ: 13.4 MB, 0.037 %, tests/test_checkpoints.cpp).
 // - bitsandbytes 4-bit (nf4/fp4): packed uint8 (4 bits/value), absmax per 64 values: fp32, or with
 //   double quant uint8 + one fp32 per 256 blocks + a 256-entry fp32 code; a 16-entry fp32 quant_map
-//   and a small quant_state per matrix. 8-bit (LLM.int8): int8 + fp32 SCB per output row.
+//   and a small quant_state per matrix. 8-bit (LLM.int8): int8 + fp32 SCB per output row + a
+//   uint8 `weight_format` scalar per matrix (bitsandbytes nn/modules.py Linear8bitLt
+//   `_save_to_state_dict`, kept "for backwards compatibility").
 // - compressed-tensors: config_groups[*].weights {num_bits, type, strategy, group_size,
 //   symmetric, scale_dtype} with format pack-quantized (int packed in int32 + weight_shape
 //   int64[2]), int-/naive-quantized (int8), float-quantized (fp8), nvfp4-pack-quantized (4 bits +
@@ -282,7 +284,8 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
       wq.describe = str(q, "bnb_4bit_quant_type", "fp4") + (wq.double_quant ? " (double quant)" : "");
     } else if (flag(q, "load_in_8bit", false)) {
       wq.bits = 8;
-      wq.scale_bits = 32;  // SCB: fp32 per output row
+      wq.scale_bits = 32;   // SCB: fp32 per output row
+      wq.tensor_bytes = 1;  // weight_format: a uint8 scalar per matrix (Linear8bitLt._save_to_state_dict)
       wq.describe = "bitsandbytes int8";
     } else {
       c.fail_at(ptr + "/load_in_4bit", "load_in_4bit or load_in_8bit true", "neither");
