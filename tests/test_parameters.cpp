@@ -544,11 +544,11 @@ BOOST_AUTO_TEST_CASE(cohere_counts_every_tensor) {
 // Families whose tensors are not Llama's and that have no proven rule: the generic estimate used to
 // count them (wrong: Gemma 3n's per-layer embeddings / AltUp / LAuReL, GLM-4-0414's four norms,
 // Qwen v1's halved MLP, ...) or refused it without saying why
-// (glm4_moe, deepseek v1: routed experts). Now their weights are unknown and say why, so plan,
+// (glm4_moe: routed experts). Now their weights are unknown and say why, so plan,
 // sweep and check ask for --weights. The shape fields are a placeholder: the refusal depends on
 // model_type alone.
 BOOST_AUTO_TEST_CASE(structurally_different_families_have_unknown_weights) {
-  for (const char* mt : {"gemma3n_text", "glm4", "glm4_moe", "deepseek", "mpt"}) {
+  for (const char* mt : {"gemma3n_text", "glm4", "glm4_moe", "mpt"}) {
     BOOST_TEST_CONTEXT(mt) {
       nlohmann::json cfg = {{"model_type", mt},          {"hidden_size", 64},     {"num_attention_heads", 4},
                             {"num_key_value_heads", 4},  {"num_hidden_layers", 2}, {"intermediate_size", 128},
@@ -906,6 +906,39 @@ BOOST_AUTO_TEST_CASE(glm_counts_every_tensor) {
   // GLM-4-0414 (glm4: two more norms a layer) has no proven rule: unknown, never the glm count.
   cfg["model_type"] = "glm4";
   BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "g4.json").params.total == 0u);
+}
+
+// DeepSeek-MoE-16B (deepseek-ai/deepseek-moe-16b-base, remote-code modeling_deepseek.py): layer 0
+// (first_k_dense_replace 1) is dense: q/k/v/o_proj 2,048 x 2,048 (no biases), gate_proj and up_proj
+// 10,944 x 2,048, down_proj 2,048 x 10,944; layers 1-27 (moe_layer_freq 1) are DeepseekMoE: the
+// MoEGate 64 x 2,048, 64 experts of gate/up 1,408 x 2,048 and down 2,048 x 1,408 (6 per token),
+// shared_experts one MLP of 2 x 1,408 = 2,816; two RMSNorms of 2,048 a layer. Then model.norm,
+// embed_tokens and the untied lm_head 102,400 x 2,048 each. Published: "params": 16.376 (billions)
+// in the Hugging Face Open LLM leaderboard's request files for deepseek-ai/deepseek-moe-16b-base
+// (rounded to the million), "16.4B" in the model card and the DeepSeekMoE paper.
+BOOST_AUTO_TEST_CASE(deepseek_v1_counts_every_tensor) {
+  constexpr u64 h = 2048, i = 10944, mi = 1408, e = 64, k = 6, v = 102400, layers = 28;
+  constexpr u64 attn = 4 * h * h, norms = 2 * h, expert = 3 * mi * h;
+  constexpr u64 dense_layer = attn + 3 * i * h + norms;
+  constexpr u64 moe_shared = attn + e * h + 3 * (2 * mi) * h + norms;  // + the routed experts
+  constexpr u64 total = dense_layer + (layers - 1) * (moe_shared + e * expert) + h + 2 * v * h;
+  constexpr u64 active = dense_layer + (layers - 1) * (moe_shared + k * expert) + h + 2 * v * h;
+  static_assert(total == 16'375'728'128 && active == 2'828'650'496);
+  const auto p = weights_config("deepseek-ai__deepseek-moe-16b-base.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.active == active);
+  BOOST_TEST(p.moe_routed == (layers - 1) * e * expert);
+  BOOST_TEST(p.moe_router == (layers - 1) * e * h);
+  BOOST_TEST(p.moe_shared == (layers - 1) * 3 * (2 * mi) * h);
+  BOOST_TEST(p.mlp_dense == 3 * i * h);
+  BOOST_TEST(p.lm_head == v * h);
+  BOOST_TEST(rounds_to(p.total, 16.376e9, 0.001e9));
+  BOOST_TEST(rounds_to(p.total, 16.4e9, 0.1e9));
+  // A model_type deepseek config without routed experts (DeepSeek LLM's shape) is dense everywhere.
+  auto cfg = kvplan::test::read_json("tests/data/weights/deepseek-ai__deepseek-moe-16b-base.json");
+  cfg.erase("n_routed_experts");
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "d.json").params.total == layers * dense_layer + h + 2 * v * h);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
