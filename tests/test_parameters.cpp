@@ -848,7 +848,7 @@ BOOST_AUTO_TEST_CASE(olmo_counts_every_tensor) {
 // six 8-byte lengths and JSON headers for the 355 entries. The headers left are 41,168 bytes
 // (about 116 an entry); a slack under 64 KiB pins the count to within 16,384 parameters, so a
 // per-layer tensor (32 x 4,096 at least), the per-head k_norm of Qwen3 or a tied head would each
-// break it (the final norm alone, 4,096, would not).
+// break it (the final norm alone, 4,096, would not). OLMo-2-1124-13B is proven exactly, below.
 BOOST_AUTO_TEST_CASE(olmo2_counts_every_tensor) {
   constexpr u64 h = 4096, i = 11008, v = 100352, layers = 32;
   constexpr u64 layer = 4 * h * h + 2 * h + 3 * h * i + 2 * h;
@@ -868,6 +868,18 @@ BOOST_AUTO_TEST_CASE(olmo2_counts_every_tensor) {
   BOOST_REQUIRE(shards > 6 * 8 + 4 * p.total);
   BOOST_TEST(shards - 4 * p.total == 41'168u);
   BOOST_TEST(shards - 4 * p.total < 65536u);
+  // OLMo-2-1124-13B (hidden 5,120, 40 layers, 40 heads, intermediate 13,824; the same tensors):
+  // its model.safetensors.index.json gives "total_size": 54864793600 bytes, float32 (4 B a
+  // parameter): 13,716,198,400 parameters, exactly.
+  {
+    constexpr u64 h13 = 5120, i13 = 13824, layers13 = 40;
+    constexpr u64 total13 = layers13 * (4 * h13 * h13 + 2 * h13 + 3 * h13 * i13 + 2 * h13) + h13 + 2 * v * h13;
+    static_assert(total13 == 13'716'198'400 && 4 * total13 == 54'864'793'600);
+    const auto p13 = weights_config("allenai__OLMo-2-1124-13B.json").params;
+    BOOST_TEST(p13.unknown_reason.empty(), p13.unknown_reason);
+    BOOST_TEST(p13.total == total13);
+    BOOST_TEST(4 * p13.total == 54'864'793'600u);  // the checkpoint's total_size, float32
+  }
   // With grouped KV heads k_norm follows the key width: 8 KV heads of 128 -> 1,024, and k_proj /
   // v_proj shrink to 1,024 x 4,096.
   auto cfg = kvplan::test::read_json("tests/data/weights/allenai__OLMo-2-1124-7B.json");
