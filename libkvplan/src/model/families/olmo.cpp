@@ -13,7 +13,8 @@
 // head_dim), not one head_dim each as Qwen3's; Olmo2MLP as OLMo's; no input norm: an RMSNorm
 // post_attention_layernorm and post_feedforward_layernorm of hidden_size after the two blocks;
 // the final norm (an RMSNorm); embed_tokens and lm_head (untied unless tie_word_embeddings, default
-// false). Proven against OLMo-2-1124-7B's float32 checkpoint (tests/data/weights/README.md).
+// false). Proven exactly against OLMo-2-1124-13B's float32 index total_size, and against
+// OLMo-2-1124-7B's shard sizes (tests/data/weights/README.md).
 #include "kvplan/checked.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
