@@ -690,4 +690,38 @@ BOOST_AUTO_TEST_CASE(ministral3_text_config_per_layer_bytes) {
   check_same_layers(load_model_from_json(wrapper.dump(), "mistral3.json"), m);
 }
 
+// Step-3 (stepfun-ai/step3, a step3_vl wrapper around a step3_text config; tests/data/step3/README.md).
+// vLLM step3_text.py: Step3TextAttention's qkv_proj emits a share_q_dim (2,048) query, expanded by
+// wq to 64 heads x 256, and one key and one value head of head_dim 256 (num_kv_heads 1, which the
+// decoder layer passes and the attention requires); every layer is full attention. Per layer by
+// hand: K+V 2 x 1 x 256 = 512 elements a token (1,024 B bf16, 512 B fp8), all 61 layers.
+BOOST_AUTO_TEST_CASE(step3_real_config_per_layer_bytes) {
+  const nlohmann::json cfg = test::read_json("tests/data/step3/stepfun-ai__step3.json");
+  const ModelSpec m = load_model_from_json(cfg.dump(), "step3.json");
+  BOOST_TEST(m.model_type == "step3_text");
+  BOOST_REQUIRE(m.layers.size() == 61u);
+  BOOST_TEST(m.count_kind("full_attention") == 61u);
+  for (const auto& l : m.layers) BOOST_TEST((l.mixers == std::vector<LayerCache>{Attention{1, 256, 256}}));
+  struct Want {
+    std::uint64_t n, bf16, fp8;
+  };
+  for (const Want& w : {Want{1, 1024, 512}, Want{4096, 4194304, 2097152}, Want{131072, 134217728, 67108864}}) {
+    const CacheSize b = cache_size(m, workload(w.n, 1, Dtype::bf16)), f = cache_size(m, workload(w.n, 1, Dtype::fp8_e4m3));
+    for (std::size_t i = 0; i < 61; ++i) {
+      BOOST_TEST(b.layers[i].bytes == w.bf16, "layer " << i << ", " << w.n << " tokens");
+      BOOST_TEST(f.layers[i].bytes == w.fp8, "layer " << i << ", " << w.n << " tokens");
+    }
+    BOOST_TEST(b.total_bytes == 61 * w.bf16);
+    BOOST_TEST(f.total_bytes == 61 * w.fp8);
+  }
+  // The weights have no proven rule: unknown, saying why, never a silent zero.
+  BOOST_TEST(m.params.total == 0u);
+  BOOST_TEST(m.params.unknown_reason.find("step3_text") != std::string::npos, m.params.unknown_reason);
+  // num_attention_groups is the KV head count: 2 groups double every layer's row.
+  nlohmann::json two = cfg;
+  two["text_config"]["num_attention_groups"] = 2;
+  const ModelSpec m2 = load_model_from_json(two.dump(), "step3-g2.json");
+  BOOST_TEST(cache_size(m2, workload(1, 1, Dtype::bf16)).total_bytes == 61u * 2048);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -542,13 +542,13 @@ BOOST_AUTO_TEST_CASE(cohere_counts_every_tensor) {
 }
 
 // Families whose tensors are not Llama's and that have no proven rule: the generic estimate used to
-// count them (wrong: Gemma 3n's per-layer embeddings / AltUp / LAuReL,
-// OLMo's parameter-free norms, Qwen v1's halved MLP, ...) or refused it without saying why
-// (glm4_moe, deepseek v1: routed experts). Now their weights are unknown and say why, so plan,
+// count them (wrong: Gemma 3n's per-layer embeddings / AltUp / LAuReL, GLM-4-0414's four norms,
+// Qwen v1's halved MLP, ...) or refused it without saying why
+// (glm4_moe: routed experts). Now their weights are unknown and say why, so plan,
 // sweep and check ask for --weights. The shape fields are a placeholder: the refusal depends on
 // model_type alone.
 BOOST_AUTO_TEST_CASE(structurally_different_families_have_unknown_weights) {
-  for (const char* mt : {"gemma3n_text", "olmo", "olmo2", "glm", "glm4", "glm4_moe", "deepseek", "mpt"}) {
+  for (const char* mt : {"gemma3n_text", "glm4", "glm4_moe", "mpt"}) {
     BOOST_TEST_CONTEXT(mt) {
       nlohmann::json cfg = {{"model_type", mt},          {"hidden_size", 64},     {"num_attention_heads", 4},
                             {"num_key_value_heads", 4},  {"num_hidden_layers", 2}, {"intermediate_size", 128},
@@ -799,6 +799,158 @@ BOOST_AUTO_TEST_CASE(exaone_counts_every_tensor) {
   BOOST_TEST(rounds_to(p.total, 7.8e9, 0.1e9));
   BOOST_TEST(p.total - p.embedding - p.lm_head == 6'979'588'096u);
   BOOST_TEST(rounds_to(p.total - p.embedding - p.lm_head, 6.98e9, 0.01e9));
+}
+
+// OLMo-1B's shape (amd/AMD-OLMo-1B-SFT, an OlmoForCausalLM config): modeling_olmo.py, every tensor
+// of a layer: q_proj, k_proj, v_proj, o_proj 2,048 x 2,048 (attention_bias false), gate_proj and
+// up_proj 8,192 x 2,048, down_proj 2,048 x 8,192; OlmoLayerNorm has no parameters, so no norm
+// weights at all (nor a final one); the embedding 50,304 x 2,048, tied to the head. Published: the
+// checkpoint itself, one float32 model.safetensors of 4,707,070,632 bytes (its Git LFS pointer in
+// the commit that uploaded this config). A safetensors file is an 8-byte length, a JSON header,
+// then the tensors: 4 bytes a parameter here. So the count must leave a header of more than 0 and
+// less than 16 KiB for its 113 tensor entries (16 x 7 + the embedding): that pins it to within
+// 4,096 parameters, and a norm weight per layer (16 x 2,048), an untied head or a missing matrix
+// would each break it. The header left is 12,960 bytes (about 115 a tensor). A second float32
+// OLMo-1B file (saurabh-shah/olmo-1B-safetensors, 4,707,065,440 bytes) leaves 7,768.
+BOOST_AUTO_TEST_CASE(olmo_counts_every_tensor) {
+  constexpr u64 h = 2048, i = 8192, v = 50304, layers = 16;
+  constexpr u64 total = layers * (4 * h * h + 3 * h * i) + v * h;
+  static_assert(total == 1'176'764'416);
+  const auto p = weights_config("amd__AMD-OLMo-1B-SFT.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.norms == 0u);  // parameter-free LayerNorms
+  BOOST_TEST(p.attention == layers * 4 * h * h);
+  BOOST_TEST(p.mlp_dense == layers * 3 * h * i);
+  BOOST_TEST(p.embedding == v * h);
+  BOOST_TEST(p.lm_head == 0u);  // tied
+  for (const u64 file_bytes : {u64{4'707'070'632}, u64{4'707'065'440}}) {
+    BOOST_TEST_CONTEXT(file_bytes) {
+      BOOST_REQUIRE(file_bytes > 8 + 4 * p.total);
+      BOOST_TEST(file_bytes - 8 - 4 * p.total < 16384u);
+    }
+  }
+  // attention_bias puts a bias on q/k/v/o (OlmoAttention is LlamaAttention); untied adds the head.
+  auto cfg = kvplan::test::read_json("tests/data/weights/amd__AMD-OLMo-1B-SFT.json");
+  cfg["attention_bias"] = true;
+  cfg["tie_word_embeddings"] = false;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "o.json").params.total == total + layers * 4 * h + v * h);
+}
+
+// OLMo-2-1124-7B (allenai): modeling_olmo2.py, every tensor of a layer: q_proj, k_proj, v_proj,
+// o_proj 4,096 x 4,096 (32 heads = 32 KV heads of 128, attention_bias false); q_norm 4,096 and
+// k_norm 4,096 (the whole query and key widths, 32 x 128, not one head_dim); gate_proj and up_proj
+// 11,008 x 4,096, down_proj 4,096 x 11,008; post_attention_layernorm and
+// post_feedforward_layernorm 4,096 each (no input norm). Then model.norm 4,096, embed_tokens and
+// the untied lm_head 100,352 x 4,096 each: 355 tensors. Published: the float32 checkpoint's six
+// shards, whose Git LFS pointers give 4,949,546,184 + 4,991,622,816 + 4,924,546,896 +
+// 4,857,404,928 + 4,857,404,928 + 4,613,984,792 = 29,194,510,544 bytes: 4 bytes a parameter plus
+// six 8-byte lengths and JSON headers for the 355 entries. The headers left are 41,168 bytes
+// (about 116 an entry); a slack under 64 KiB pins the count to within 16,384 parameters, so a
+// per-layer tensor (32 x 4,096 at least), the per-head k_norm of Qwen3 or a tied head would each
+// break it (the final norm alone, 4,096, would not). OLMo-2-1124-13B is proven exactly, below.
+BOOST_AUTO_TEST_CASE(olmo2_counts_every_tensor) {
+  constexpr u64 h = 4096, i = 11008, v = 100352, layers = 32;
+  constexpr u64 layer = 4 * h * h + 2 * h + 3 * h * i + 2 * h;
+  constexpr u64 total = layers * layer + h + 2 * v * h;
+  static_assert(total == 7'298'617'344);
+  const auto p = weights_config("allenai__OLMo-2-1124-7B.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.attention == layers * (4 * h * h + 2 * h));
+  BOOST_TEST(p.mlp_dense == layers * 3 * h * i);
+  BOOST_TEST(p.norms == layers * 2 * h + h);
+  BOOST_TEST(p.embedding == v * h);
+  BOOST_TEST(p.lm_head == v * h);
+  constexpr u64 shards = u64{4'949'546'184} + 4'991'622'816 + 4'924'546'896 + 4'857'404'928 + 4'857'404'928 +
+                         4'613'984'792;
+  static_assert(shards == 29'194'510'544);
+  BOOST_REQUIRE(shards > 6 * 8 + 4 * p.total);
+  BOOST_TEST(shards - 4 * p.total == 41'168u);
+  BOOST_TEST(shards - 4 * p.total < 65536u);
+  // OLMo-2-1124-13B (hidden 5,120, 40 layers, 40 heads, intermediate 13,824; the same tensors):
+  // its model.safetensors.index.json gives "total_size": 54864793600 bytes, float32 (4 B a
+  // parameter): 13,716,198,400 parameters, exactly.
+  {
+    constexpr u64 h13 = 5120, i13 = 13824, layers13 = 40;
+    constexpr u64 total13 = layers13 * (4 * h13 * h13 + 2 * h13 + 3 * h13 * i13 + 2 * h13) + h13 + 2 * v * h13;
+    static_assert(total13 == 13'716'198'400 && 4 * total13 == 54'864'793'600);
+    const auto p13 = weights_config("allenai__OLMo-2-1124-13B.json").params;
+    BOOST_TEST(p13.unknown_reason.empty(), p13.unknown_reason);
+    BOOST_TEST(p13.total == total13);
+    BOOST_TEST(4 * p13.total == 54'864'793'600u);  // the checkpoint's total_size, float32
+  }
+  // With grouped KV heads k_norm follows the key width: 8 KV heads of 128 -> 1,024, and k_proj /
+  // v_proj shrink to 1,024 x 4,096.
+  auto cfg = kvplan::test::read_json("tests/data/weights/allenai__OLMo-2-1124-7B.json");
+  cfg["num_key_value_heads"] = 8;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "o2.json").params.total ==
+             total - layers * (2 * (h - 1024) * h + (h - 1024)));
+}
+
+// GLM-4-9B-chat as transformers' glm (THUDM/glm-4-9b-chat-hf, a GlmForCausalLM config):
+// modeling_glm.py, every tensor of a layer: q_proj 4,096 x 4,096, k_proj and v_proj
+// 256 x 4,096 (2 KV heads of 128), each with a bias (attention_bias true), o_proj 4,096 x 4,096
+// without one; the fused mlp.gate_up_proj 27,392 x 4,096 and down_proj 4,096 x 13,696;
+// input_layernorm and post_attention_layernorm 4,096 each. Then model.norm 4,096, embed_tokens and
+// the untied lm_head 151,552 x 4,096 each. Published, exactly: "9399951360 (9.4B) parameters", what
+// foldl/chatllm.cpp prints loading GLM-4 (docs/tool_calling.md), and "9399951360 (100.00%) are
+// trainable" from a transformers run of the remote-code glm-4-9b-chat (the same tensors under
+// ChatGLM names).
+BOOST_AUTO_TEST_CASE(glm_counts_every_tensor) {
+  constexpr u64 h = 4096, kv_width = 2 * 128, i = 13696, v = 151552, layers = 40;
+  constexpr u64 attn = (h * h + h) + 2 * (kv_width * h + kv_width) + h * h;
+  constexpr u64 layer = attn + 3 * i * h + 2 * h;
+  constexpr u64 total = layers * layer + h + 2 * v * h;
+  static_assert(total == 9'399'951'360);
+  const auto p = weights_config("THUDM__glm-4-9b-chat-hf.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.total == 9'399'951'360u);  // published exactly
+  BOOST_TEST(p.attention == layers * attn);
+  BOOST_TEST(p.mlp_dense == layers * 3 * i * h);
+  BOOST_TEST(p.norms == layers * 2 * h + h);
+  BOOST_TEST(p.lm_head == v * h);
+  // The generic Llama-shaped estimate it replaces put a bias on o_proj too (+4,096 a layer).
+  auto cfg = kvplan::test::read_json("tests/data/weights/THUDM__glm-4-9b-chat-hf.json");
+  cfg["attention_bias"] = false;
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "g.json").params.total == total - layers * (h + 2 * kv_width));
+  // GLM-4-0414 (glm4: two more norms a layer) has no proven rule: unknown, never the glm count.
+  cfg["model_type"] = "glm4";
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "g4.json").params.total == 0u);
+}
+
+// DeepSeek-MoE-16B (deepseek-ai/deepseek-moe-16b-base, remote-code modeling_deepseek.py): layer 0
+// (first_k_dense_replace 1) is dense: q/k/v/o_proj 2,048 x 2,048 (no biases), gate_proj and up_proj
+// 10,944 x 2,048, down_proj 2,048 x 10,944; layers 1-27 (moe_layer_freq 1) are DeepseekMoE: the
+// MoEGate 64 x 2,048, 64 experts of gate/up 1,408 x 2,048 and down 2,048 x 1,408 (6 per token),
+// shared_experts one MLP of 2 x 1,408 = 2,816; two RMSNorms of 2,048 a layer. Then model.norm,
+// embed_tokens and the untied lm_head 102,400 x 2,048 each. Published: "params": 16.376 (billions)
+// in the Hugging Face Open LLM leaderboard's request files for deepseek-ai/deepseek-moe-16b-base
+// (rounded to the million), "16.4B" in the model card and the DeepSeekMoE paper.
+BOOST_AUTO_TEST_CASE(deepseek_v1_counts_every_tensor) {
+  constexpr u64 h = 2048, i = 10944, mi = 1408, e = 64, k = 6, v = 102400, layers = 28;
+  constexpr u64 attn = 4 * h * h, norms = 2 * h, expert = 3 * mi * h;
+  constexpr u64 dense_layer = attn + 3 * i * h + norms;
+  constexpr u64 moe_shared = attn + e * h + 3 * (2 * mi) * h + norms;  // + the routed experts
+  constexpr u64 total = dense_layer + (layers - 1) * (moe_shared + e * expert) + h + 2 * v * h;
+  constexpr u64 active = dense_layer + (layers - 1) * (moe_shared + k * expert) + h + 2 * v * h;
+  static_assert(total == 16'375'728'128 && active == 2'828'650'496);
+  const auto p = weights_config("deepseek-ai__deepseek-moe-16b-base.json").params;
+  BOOST_TEST(p.unknown_reason.empty(), p.unknown_reason);
+  BOOST_TEST(p.total == total);
+  BOOST_TEST(p.active == active);
+  BOOST_TEST(p.moe_routed == (layers - 1) * e * expert);
+  BOOST_TEST(p.moe_router == (layers - 1) * e * h);
+  BOOST_TEST(p.moe_shared == (layers - 1) * 3 * (2 * mi) * h);
+  BOOST_TEST(p.mlp_dense == 3 * i * h);
+  BOOST_TEST(p.lm_head == v * h);
+  BOOST_TEST(rounds_to(p.total, 16.376e9, 0.001e9));
+  BOOST_TEST(rounds_to(p.total, 16.4e9, 0.1e9));
+  // A model_type deepseek config without routed experts (DeepSeek LLM's shape) is dense everywhere.
+  auto cfg = kvplan::test::read_json("tests/data/weights/deepseek-ai__deepseek-moe-16b-base.json");
+  cfg.erase("n_routed_experts");
+  BOOST_TEST(kvplan::load_model_from_json(cfg.dump(), "d.json").params.total == layers * dense_layer + h + 2 * v * h);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

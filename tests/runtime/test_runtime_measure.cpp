@@ -145,15 +145,16 @@ BOOST_DATA_TEST_CASE(formula_equals_measured, bdata::make(bundled_ids()), id) {
 // Layers with attention and Mamba-2 side by side (Falcon-H1) or a shared attention block on a
 // Mamba-2 layer (Zamba2): every mixer's buffers, summed per layer. Configs: transformers' class
 // defaults and the two real configs (tests/data/hybrid_layers/README.md); an Olmo 3 config
-// (sliding and full layers from layer_types, tests/data/olmo3/README.md) and a Ministral 3 one
-// (tests/data/ministral3/README.md).
+// (sliding and full layers from layer_types, tests/data/olmo3/README.md), a Ministral 3 one
+// (tests/data/ministral3/README.md) and Step-3's (one KV head of 256 a layer, tests/data/step3/README.md).
 BOOST_DATA_TEST_CASE(formula_equals_measured_data_configs,
                      bdata::make(std::vector<std::string>{"hybrid_layers/falcon_h1_transformers_defaults",
                                                           "hybrid_layers/zamba2_transformers_defaults",
                                                           "hybrid_layers/MerlinSafety__HybridIntelligence-0.5B",
                                                           "hybrid_layers/Zyphra__Zamba2-2.7B-Instruct-v2",
                                                           "olmo3/modrill__code-think-o7b-20260908",
-                                                          "ministral3/rootlocalghost__ERNIE-Image__pe"}),
+                                                          "ministral3/rootlocalghost__ERNIE-Image__pe",
+                                                          "step3/stepfun-ai__step3"}),
                      file) {
   const auto cfg = test::read_json("tests/data/" + file + ".json");
   check_formula_equals_measured(load_model_from_json(cfg.dump(), file + ".json"), file);
