@@ -1119,6 +1119,89 @@ BOOST_AUTO_TEST_CASE(modelopt_nvfp4_llama_3_3_70b_from_hf_quant_config_matches_i
   BOOST_TEST(weight_bytes(load_model(t.path.string())).total == 39'500'407'552u);
 }
 
+// TinyLlama-1.1B (tests/data/quant_checkpoints/unsloth__tinyllama.config.json, verbatim): 22 layers
+// of q,o 2048x2048; k,v 256x2048; gate,up 5632x2048; down 2048x5632 = 968,884,224 quantisable
+// values in 154 matrices with 394,240 output rows; the untied 32,000 x 2,048 embedding and head
+// and 45 norms of 2,048 stay bf16 (262,328,320 B).
+namespace {
+constexpr u64 kTinyValues = 22 * u64{2 * 2048 * 2048 + 2 * 256 * 2048 + 3 * 5632 * 2048}, kTinyRows = 22 * u64{17920},
+              kTinyMatrices = 22 * 7, kTinyRestBf16 = 2 * (2 * u64{32000} * 2048 + 45 * 2048);
+static_assert(kTinyValues == 968'884'224 && kTinyRows == 394'240 && kTinyRestBf16 == 262'328'320);
+ModelSpec tinyllama_with(const nlohmann::json& qc) {
+  auto cfg = test::read_json("tests/data/quant_checkpoints/unsloth__tinyllama.config.json");
+  cfg["quantization_config"] = qc;
+  return load_model_from_json(cfg.dump(), "config.json");
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(compressed_tensors_w8a8_int8_tinyllama_matches_its_published_size) {
+  // nm-testing/TinyLlama-1.1B-Chat-v1.0-W8A8_channel_weight_static_per_tensor-e2e (llm-compressor's
+  // CI checkpoint of TinyLlama/TinyLlama-1.1B-Chat-v1.0): compressed-tensors int-quantized W8A8,
+  // int8 weights with a scale per output channel, static per-tensor int8 activations, lm_head
+  // ignored. Its model.safetensors is 1,232,059,012 B (the Git LFS pointer in the repository's
+  // commit pages, e.g. b88bc97 and ba961ff; the same size at every re-upload from compressed-tensors
+  // 0.6.0 on). Its quantization_config is verbatim from its config.json (blob b8db519); its
+  // config.json's architecture lines are TinyLlama-1.1B's, and the test takes them from
+  // unsloth/tinyllama's config.json (verbatim; the tail of the checkpoint's own file was not
+  // readable). tests/data/quant_checkpoints/README.md cites each figure.
+  // By hand: a byte per value, a bf16 weight_scale per output row (compressed-tensors creates
+  // scales in the weight's dtype), a bf16 input_scale per matrix (static activations), the rest
+  // in bf16.
+  const auto qc = test::read_json(
+      "tests/data/quant_checkpoints/nm-testing__TinyLlama-1.1B-Chat-v1.0-W8A8_channel_weight_static_per_tensor-e2e."
+      "quantization_config.json");
+  const auto w = weight_bytes(tinyllama_with(qc));
+  constexpr u64 by_hand = kTinyValues + 2 * kTinyRows + 2 * kTinyMatrices + kTinyRestBf16;
+  static_assert(by_hand == 1'232'001'332);
+  constexpr u64 file = 1'232'059'012;
+  BOOST_TEST(w.total == by_hand);
+  BOOST_TEST(w.scheme == "compressed-tensors int8 channel + bf16");
+  // -57,680 B (-0.0047 %): the file's 8-byte length and JSON header, 509 entries (weight,
+  // weight_scale and input_scale of 154 matrices, 44 layer norms, the embedding, final norm and
+  // head), ~113 B each. No zero points: symmetric schemes save none.
+  BOOST_TEST(file - w.total == 57'680u);
+  BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
+  // Its sibling nm-testing/TinyLlama-1.1B-Chat-v1.0-W8A8_tensor_weight_static_per_tensor_act-e2e
+  // (one weight_scale per matrix instead of per row; its recipe.yaml, blame a321f35, names
+  // strategy tensor for weights and activations) is 1,231,270,112 B (LFS pointer, commits
+  // 835aed3 and 1871d51). Its config.json was not read: the test changes only the weights'
+  // strategy of the verbatim block above, as that recipe does.
+  auto per_tensor = qc;
+  per_tensor["config_groups"]["group_0"]["weights"]["strategy"] = "tensor";
+  const auto t = weight_bytes(tinyllama_with(per_tensor));
+  BOOST_TEST(t.total == kTinyValues + 2 * kTinyMatrices + 2 * kTinyMatrices + kTinyRestBf16);  // 1,231,213,160
+  constexpr u64 tensor_file = 1'231'270'112;
+  // -56,952 B: the header again, 728 B shorter (scale shapes [1] instead of [rows, 1]).
+  BOOST_TEST(tensor_file - t.total == 56'952u);
+}
+
+BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_static_tinyllama_matches_its_published_size) {
+  // nm-testing/TinyLlama-1.1B-Chat-v1.0-FP8-e2e: llm-compressor's recipe (recipe.yaml, verbatim:
+  // QuantizationModifier, targets [Linear], ignore [lm_head], scheme FP8) on
+  // TinyLlama/TinyLlama-1.1B-Chat-v1.0. Its model.safetensors is 1,231,270,880 B (LFS pointer,
+  // commit bf7ce4b). Its config.json was not read: the quantization_config is compressed-tensors'
+  // FP8 preset (quantization/quant_scheme.py: fp8 weights and fp8 static input activations, both
+  // one scale per tensor) in the float-quantized format, and the architecture TinyLlama-1.1B's.
+  // By hand: a byte per value, a bf16 weight_scale and a bf16 input_scale per matrix, the rest bf16.
+  const nlohmann::json fp8 = {{"type", "float"}, {"num_bits", 8}, {"strategy", "tensor"}, {"symmetric", true}, {"dynamic", false}};
+  const nlohmann::json qc = {
+      {"quant_method", "compressed-tensors"},
+      {"format", "float-quantized"},
+      {"ignore", {"lm_head"}},
+      {"config_groups", {{"group_0", {{"targets", {"Linear"}}, {"weights", fp8}, {"input_activations", fp8}}}}}};
+  const auto w = weight_bytes(tinyllama_with(qc));
+  constexpr u64 by_hand = kTinyValues + 2 * kTinyMatrices + 2 * kTinyMatrices + kTinyRestBf16;
+  static_assert(by_hand == 1'231'213'160);
+  constexpr u64 file = 1'231'270'880;
+  BOOST_TEST(w.total == by_hand);
+  BOOST_TEST(w.scheme == "compressed-tensors fp8 tensor + bf16");
+  // -57,720 B (-0.0047 %): the header. It is 768 B longer than the int8 per-tensor sibling's
+  // (56,952 B above) for the same 509 tensors: "F8_E4M3" is 5 characters longer than "I8" in
+  // each of the 154 weights' entries; with fp32 scales the tensors alone would be 616 B more.
+  BOOST_TEST(file - w.total == 57'720u);
+  BOOST_TEST((file - w.total) * 10'000 < file);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_quant_method_is_an_error) {
   // A weight-only field never blocks the cache answer (issue 12): the model loads, and the error
   // is kept for where the weights are needed (weight_bytes().unknown; plan/sweep/check refuse).
