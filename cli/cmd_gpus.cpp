@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "kvplan/planner.h"
+#include "kvplan/text.h"
 
 namespace kvplan::cli {
 
@@ -13,10 +14,6 @@ struct GpusOptions {
   std::string vendor;
   bool json = false;
 };
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 }  // namespace
 
 static void register_gpus(CLI::App& app, Runner& run) {
@@ -32,7 +29,7 @@ static void register_gpus(CLI::App& app, Runner& run) {
         list.push_back(find_accelerator(opt->name));
       } else {
         for (const auto& a : accelerator_catalog())
-          if (opt->vendor.empty() || lower(a.vendor) == lower(opt->vendor)) list.push_back(a);
+          if (opt->vendor.empty() || ascii_lower(a.vendor) == ascii_lower(opt->vendor)) list.push_back(a);
         if (list.empty()) throw InputError::value("--vendor", opt->vendor, "NVIDIA, AMD, Intel, Google or Apple");
       }
       if (opt->json) {

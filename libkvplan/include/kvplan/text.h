@@ -1,10 +1,18 @@
 #pragma once
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace kvplan {
 
 // Case-insensitive edit distance used for "did you mean" everywhere (models, GPUs, dtypes, flags).
 std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// ASCII lower case (names, ids, flags: never locale-dependent).
+std::string ascii_lower(std::string_view s);
+// `s` without leading and trailing whitespace.
+std::string trim_space(std::string_view s);
+// `s` padded with spaces to `width` columns (on the left when `right`), for aligned text tables.
+std::string pad_to(std::string s, std::size_t width, bool right = false);
 
 }  // namespace kvplan

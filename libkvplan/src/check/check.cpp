@@ -20,6 +20,7 @@
 #include "kvplan/hardware.h"
 #include "kvplan/units.h"
 #include "kvplan/weights.h"
+#include "kvplan/text.h"
 #include "util/config_view.h"
 
 namespace kvplan {
@@ -27,13 +28,6 @@ namespace kvplan {
 namespace {
 
 using detail::ParsedFlags;
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // Flag values as each engine's parser reads them.
 std::uint64_t int_flag(const ParsedFlags& f, const std::string& k, std::uint64_t def) {
@@ -212,7 +206,7 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
   v.pipeline_parallel_size = positive(int_flag(f, "--pipeline-parallel-size", 1), "--pipeline-parallel-size");
   L.data_parallel_size = positive(int_flag(f, "--data-parallel-size", 1), "--data-parallel-size");
   // --max-model-len: human_readable_int_or_auto (-1 and "auto" fit the largest length).
-  L.max_model_len_auto = f.has("--max-model-len") && (trim(f.get("--max-model-len")) == "-1" || trim(f.get("--max-model-len")) == "auto");
+  L.max_model_len_auto = f.has("--max-model-len") && (trim_space(f.get("--max-model-len")) == "-1" || trim_space(f.get("--max-model-len")) == "auto");
   v.max_model_len = L.max_model_len_auto ? 0 : vllm_int_flag(f, "--max-model-len", 0);
   if (f.has("--block-size")) v.block_size = positive(int_flag(f, "--block-size", 16), "--block-size");
   if (f.has("--kv-cache-dtype")) v.kv_cache_dtype = f.get("--kv-cache-dtype");
@@ -260,8 +254,7 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
 }  // namespace
 
 VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu) {
-  std::string name = gpu.name;
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string name = ascii_lower(gpu.name);
   const bool blackwell = is_blackwell(gpu);
   if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024, blackwell};
   return {2048, 256, blackwell};

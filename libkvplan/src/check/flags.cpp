@@ -26,13 +26,6 @@ std::vector<std::string> words(std::string_view s) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 bool is_negative_number(const std::string& s) {
   if (s.size() < 2 || s[0] != '-') return false;
   char* end = nullptr;
@@ -54,11 +47,11 @@ EngineFlagTable make_flag_table(std::string engine, std::string provenance, std:
   std::string line;
   while (std::getline(in, line)) {
     if (const auto h = line.find('#'); h != std::string::npos && (h == 0 || line[h - 1] == ' ')) line = line.substr(0, h);
-    if (trim(line).empty()) continue;
+    if (trim_space(line).empty()) continue;
     std::vector<std::string> cols;
     std::stringstream ls(line);
     std::string c;
-    while (std::getline(ls, c, '|')) cols.push_back(trim(c));
+    while (std::getline(ls, c, '|')) cols.push_back(trim_space(c));
     FlagDef f;
     f.names = words(cols.at(0));
     // The canonical name (the one check.cpp reads) is the first long spelling.
@@ -269,7 +262,7 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
 }
 
 std::uint64_t vllm_int(const std::string& text, std::string_view flag) {
-  const std::string v = trim(text);
+  const std::string v = trim_space(text);
   const char* expected = "an integer as vLLM reads it (4096; 32k = 32,000; 32K = 32,768)";
   std::size_t i = 0;
   while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
@@ -317,7 +310,7 @@ std::uint64_t vllm_int(const std::string& text, std::string_view flag) {
 }
 
 std::int64_t plain_int(const std::string& text, std::string_view flag) {
-  const std::string v = trim(text);
+  const std::string v = trim_space(text);
   std::size_t d = (!v.empty() && (v[0] == '-' || v[0] == '+')) ? 1 : 0;
   if (d >= v.size() || !std::all_of(v.begin() + static_cast<std::ptrdiff_t>(d), v.end(),
                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
@@ -335,7 +328,7 @@ std::uint64_t plain_uint(const std::string& text, std::string_view flag) {
 }
 
 double plain_float(const std::string& text, std::string_view flag) {
-  const std::string v = trim(text);
+  const std::string v = trim_space(text);
   char* end = nullptr;
   const double x = std::strtod(v.c_str(), &end);
   if (v.empty() || !end || *end != '\0' || !std::isfinite(x)) throw InputError::value(flag, text, "a finite number");
@@ -343,8 +336,7 @@ double plain_float(const std::string& text, std::string_view flag) {
 }
 
 bool flag_truthy(const std::string& text, std::string_view flag) {
-  std::string v = trim(text);
-  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = ascii_lower(trim_space(text));
   if (v == "true" || v == "1" || v == "yes" || v == "on" || v == "enabled") return true;
   if (v == "false" || v == "0" || v == "no" || v == "off" || v == "disabled") return false;
   throw InputError::value(flag, text, "true or false");

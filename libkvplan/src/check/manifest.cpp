@@ -17,19 +17,13 @@
 #include "kvplan/units.h"
 #include "util/config_view.h"
 #include "kvplan/files.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
 namespace {
 
 using json = nlohmann::json;
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // A string field of an object; "" when absent, null, another type, or when `j` is no object
 // (manifests put anything anywhere: `kind:` alone is null).
@@ -542,7 +536,7 @@ std::vector<Deployment> read_deployments(std::string_view text, std::string_view
     return out;
   }
   std::vector<detail::YamlDocument> docs;
-  const std::string t = trim(text);
+  const std::string t = trim_space(text);
   if (!t.empty() && (t.front() == '{' || t.front() == '[')) {
     detail::YamlDocument d;
     d.value = detail::parse_config_text(t, source);

@@ -44,11 +44,6 @@ constexpr std::array<Alias, 16> kAliases{{
     {"e5m2", Dtype::fp8_e5m2}, {"uint8", Dtype::int8}, {"fp4", Dtype::nvfp4}, {"q8", Dtype::q8_0},
 }};
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
-  return r;
-}
 }  // namespace
 
 const DtypeInfo& info(Dtype d) { return kTable[static_cast<std::size_t>(d)]; }
@@ -56,7 +51,7 @@ const DtypeInfo& info(Dtype d) { return kTable[static_cast<std::size_t>(d)]; }
 std::span<const DtypeInfo> all_dtypes() { return kTable; }
 
 Dtype parse_dtype(std::string_view text, std::string_view what) {
-  std::string key = lower(text);
+  std::string key = ascii_lower(text);
   if (key.starts_with("torch.")) key = key.substr(6);
   for (const auto& d : kTable)
     if (d.name == key) return d.dtype;

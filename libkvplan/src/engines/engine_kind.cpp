@@ -5,12 +5,12 @@
 
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
 EngineKind parse_engine(std::string_view name) {
-  std::string s(name);
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string s = ascii_lower(name);
   if (s == "vllm") return EngineKind::vllm;
   if (s == "llama.cpp" || s == "llamacpp" || s == "llama-cpp" || s == "llama-server") return EngineKind::llamacpp;
   if (s == "sglang") return EngineKind::sglang;

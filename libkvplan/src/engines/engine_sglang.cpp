@@ -9,6 +9,7 @@
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
 #include "kvplan/units.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
@@ -21,11 +22,6 @@ Dtype sglang_kv_dtype(const ModelSpec& m, const std::string& s) {
   if (s == "bf16" || s == "bfloat16") return Dtype::bf16;
   if (s == "fp16" || s == "float16") return Dtype::fp16;
   throw InputError::value("--kv-cache-dtype", s, "auto, fp8_e4m3, fp8_e5m2, bf16 or fp16");
-}
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
 }
 
 }  // namespace
@@ -46,7 +42,7 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
   const bool has_mla = m.has_kind("mla");
 
   // Page size: the attention backend's.
-  std::string backend = lower(o.attention_backend);
+  std::string backend = ascii_lower(o.attention_backend);
   if (backend.empty()) backend = o.blackwell ? (has_mla ? "flashinfer" : "trtllm_mha") : "fa3";
   std::uint64_t page = o.page_size.value_or(1);
   if (backend == "flashmla") page = 64;

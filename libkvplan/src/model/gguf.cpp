@@ -20,7 +20,7 @@ using u64 = std::uint64_t;
 
 namespace {
 
-constexpr std::string_view kFormat = "GGUF";
+constexpr std::string_view kGgufFormat = "GGUF";
 
 // ggml's type traits: block size (values) and block bytes per ggml_type id. Source: ggml's
 // ggml/include/ggml.h enum ggml_type and gguf-py/gguf/constants.py GGML_QUANT_SIZES (llama.cpp
@@ -67,7 +67,7 @@ class Reader {
   Reader(std::istream& in, u64 size, std::string_view source, const GgufLimits& lim)
       : in_(in), size_(size), source_(source), lim_(lim) {}
 
-  [[noreturn]] void fail(const std::string& what) const { throw FormatError::at(source_, kFormat, pos_, what); }
+  [[noreturn]] void fail(const std::string& what) const { throw FormatError::at(source_, kGgufFormat, pos_, what); }
 
   void need(u64 n, const char* what) {
     if (n > size_ - pos_) fail(std::string("truncated: ") + what + " needs " + std::to_string(n) + " bytes, " +

@@ -21,6 +21,8 @@ std::uint64_t attention_heads(const ConfigView& c) {
   return c.require_uint_any({"num_attention_heads", "n_head", "num_heads", "n_heads"});
 }
 
+std::uint64_t kv_heads_all(const LoadCtx&, std::uint64_t heads) { return heads; }
+
 std::uint64_t kv_heads(const LoadCtx& x, std::uint64_t heads) {
   const auto& c = x.cfg;
   std::uint64_t kv = 0;

@@ -41,6 +41,8 @@ std::uint64_t attention_heads(const ConfigView& c);
 // The KV head count: the family's rule, else num_key_value_heads (default: the head count);
 // checked to divide the head count.
 std::uint64_t kv_heads(const LoadCtx& x, std::uint64_t heads);
+// A family rule: every query head has its own K/V (GPT-2, GPT-NeoX: their configs name no KV heads).
+std::uint64_t kv_heads_all(const LoadCtx& x, std::uint64_t heads);
 // head_dim (attention_head_dim, kv_channels), else hidden / heads (which must divide).
 std::uint64_t head_dim(const ConfigView& c, std::uint64_t hidden, std::uint64_t heads);
 // Attention shape shared by every attention layer (also sets dims.q_head_dim).

@@ -1,4 +1,5 @@
 #include "kvplan/registry.h"
+#include "kvplan/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,14 +8,6 @@
 
 namespace kvplan {
 
-namespace {
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-}  // namespace
-
 std::vector<BundledModel> bundled_models() {
   std::vector<BundledModel> out;
   for (const auto& c : detail::bundled_configs()) out.push_back({std::string(c.id), std::string(c.file_name), c.json});
@@ -22,18 +15,18 @@ std::vector<BundledModel> bundled_models() {
 }
 
 std::optional<BundledModel> find_bundled(std::string_view id) {
-  const std::string key = lower(id);
+  const std::string key = ascii_lower(id);
   for (const auto& c : detail::bundled_configs()) {
-    if (lower(c.id) == key || lower(c.file_name) == key) return BundledModel{std::string(c.id), std::string(c.file_name), c.json};
+    if (ascii_lower(c.id) == key || ascii_lower(c.file_name) == key) return BundledModel{std::string(c.id), std::string(c.file_name), c.json};
   }
   return std::nullopt;
 }
 
 std::vector<std::string> suggest_bundled(std::string_view id, std::size_t max) {
   std::vector<std::pair<std::size_t, std::string>> scored;
-  const std::string key = lower(id);
+  const std::string key = ascii_lower(id);
   for (const auto& c : detail::bundled_configs()) {
-    std::string cid = lower(c.id);
+    std::string cid = ascii_lower(c.id);
     std::string name = cid.substr(cid.find('/') + 1);
     std::size_t d = std::min(edit_distance(key, cid), edit_distance(key, name));
     if (key.size() >= 3 && (cid.find(key) != std::string::npos)) d = 0;

@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return (v && *v) ? std::string(v) : std::string();
@@ -60,7 +54,7 @@ bool starts_with_gguf_magic(const fs::path& p) {
 }
 
 bool has_suffix_ci(const std::string& s, std::string_view suf) {
-  return s.size() >= suf.size() && lower(s.substr(s.size() - suf.size())) == suf;
+  return s.size() >= suf.size() && ascii_lower(s.substr(s.size() - suf.size())) == suf;
 }
 
 // The model GGUF files of a folder: projector files (mmproj) are skipped; of a split model
@@ -71,7 +65,7 @@ std::vector<fs::path> gguf_files_in(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string n = e.path().filename().string();
     if (!has_suffix_ci(n, ".gguf") || !is_file(e.path())) continue;
-    if (lower(n).find("mmproj") != std::string::npos) continue;
+    if (ascii_lower(n).find("mmproj") != std::string::npos) continue;
     const auto of = n.find("-of-");
     if (of != std::string::npos && of >= 5 && n.compare(of - 5, 5, "00001") != 0) continue;
     out.push_back(e.path());
@@ -232,7 +226,7 @@ struct NameParts {
 };
 NameParts name_parts(std::string_view id) {
   NameParts p;
-  std::string s = lower(id);
+  std::string s = ascii_lower(id);
   if (auto slash = s.find('/'); slash != std::string::npos) {
     p.org = s.substr(0, slash);
     s = s.substr(slash + 1);
@@ -284,12 +278,12 @@ std::vector<std::string> suggest_models(std::string_view name, std::size_t max) 
     }
   };
   std::vector<Scored> scored;
-  const std::string key = lower(name);
+  const std::string key = ascii_lower(name);
   for (const auto& b : bundled_models()) {
     const NameParts have = name_parts(b.id);
     const bool same_family = !want.family.empty() && want.family == have.family;
     const bool same_size = !want.size.empty() && want.size == have.size;
-    const std::string cid = lower(b.id);
+    const std::string cid = ascii_lower(b.id);
     const std::size_t d = std::min(edit_distance(key, cid), edit_distance(key, cid.substr(cid.find('/') + 1)));
     if (!same_family && d > std::max<std::size_t>(3, key.size() / 3)) continue;
     scored.push_back({same_family ? 0 : 1, same_size ? 0 : 1, d, b.id});

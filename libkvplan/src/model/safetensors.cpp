@@ -20,7 +20,7 @@ using u64 = std::uint64_t;
 
 namespace {
 
-constexpr std::string_view kFormat = "safetensors";
+constexpr std::string_view kSafetensorsFormat = "safetensors";
 
 // Bits per element of safetensors' dtypes (its Dtype enum); 0 = unknown here (no shape check).
 u64 dtype_bits(std::string_view d) {
@@ -97,9 +97,9 @@ std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, st
                                                        u64 data_bytes_available) {
   const std::string file(source);
   if (json_depth(json, kMaxJsonDepth) > kMaxJsonDepth)
-    throw FormatError::at(file, kFormat, 8, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    throw FormatError::at(file, kSafetensorsFormat, 8, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw FormatError::at(file, kFormat, 8, "not a JSON object");
+  if (j.is_discarded() || !j.is_object()) throw FormatError::at(file, kSafetensorsFormat, 8, "not a JSON object");
   std::vector<CheckpointTensor> out;
   out.reserve(j.size());
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -110,19 +110,19 @@ std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, st
         !t["shape"].is_array() || !t.contains("data_offsets") || !t["data_offsets"].is_array() ||
         t["data_offsets"].size() != 2 || !t["data_offsets"][0].is_number_unsigned() ||
         !t["data_offsets"][1].is_number_unsigned())
-      throw FormatError::at(file, kFormat, 8, where + ": expected {dtype, shape, data_offsets: [begin, end]}");
+      throw FormatError::at(file, kSafetensorsFormat, 8, where + ": expected {dtype, shape, data_offsets: [begin, end]}");
     CheckpointTensor ct;
     ct.name = it.key();
     ct.dtype = t["dtype"].get<std::string>();
     const u64 begin = t["data_offsets"][0].get<u64>(), end = t["data_offsets"][1].get<u64>();
-    if (end < begin) throw FormatError::at(file, kFormat, 8, where + ": data_offsets end before begin");
+    if (end < begin) throw FormatError::at(file, kSafetensorsFormat, 8, where + ": data_offsets end before begin");
     if (end > data_bytes_available)
-      throw FormatError::at(file, kFormat, 8,
+      throw FormatError::at(file, kSafetensorsFormat, 8,
                             where + ": data_offsets end " + std::to_string(end) + " past the file's " +
                                 std::to_string(data_bytes_available) + " data bytes (truncated file?)");
     u64 elements = 1;
     for (const auto& d : t["shape"]) {
-      if (!d.is_number_unsigned()) throw FormatError::at(file, kFormat, 8, where + ": shape entries must be non-negative integers");
+      if (!d.is_number_unsigned()) throw FormatError::at(file, kSafetensorsFormat, 8, where + ": shape entries must be non-negative integers");
       elements = checked_mul(elements, d.get<u64>(), "safetensors tensor size");
       ct.shape.push_back(d.get<u64>());
     }
@@ -130,7 +130,7 @@ std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, st
     if (const u64 bits = dtype_bits(ct.dtype)) {
       const u64 want = ceil_div(checked_mul(elements, bits, "safetensors tensor size"), 8);
       if (want != ct.bytes)
-        throw FormatError::at(file, kFormat, 8,
+        throw FormatError::at(file, kSafetensorsFormat, 8,
                               where + ": shape and dtype " + ct.dtype + " give " + std::to_string(want) +
                                   " bytes but data_offsets span " + std::to_string(ct.bytes));
     }
@@ -146,20 +146,20 @@ std::vector<CheckpointTensor> read_safetensors_header(const fs::path& file, u64*
   const u64 size = fs::file_size(file, ec);
   unsigned char len[8] = {};
   if (ec || size < 8 || !in.read(reinterpret_cast<char*>(len), 8))
-    throw FormatError::at(file.string(), kFormat, 0, "file shorter than the 8-byte header length");
+    throw FormatError::at(file.string(), kSafetensorsFormat, 0, "file shorter than the 8-byte header length");
   u64 n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
   if (n > kMaxSafetensorsHeaderBytes)
-    throw FormatError::at(file.string(), kFormat, 0,
+    throw FormatError::at(file.string(), kSafetensorsFormat, 0,
                           "header length " + std::to_string(n) + " is over the " +
                               std::to_string(kMaxSafetensorsHeaderBytes) + "-byte limit");
   if (n > size - 8)
-    throw FormatError::at(file.string(), kFormat, 0,
+    throw FormatError::at(file.string(), kSafetensorsFormat, 0,
                           "header length " + std::to_string(n) + " runs past the end of the " + std::to_string(size) +
                               "-byte file (truncated?)");
   std::string json(static_cast<std::size_t>(n), '\0');
   if (!in.read(json.data(), static_cast<std::streamsize>(n)))
-    throw FormatError::at(file.string(), kFormat, 8, "could not read the header");
+    throw FormatError::at(file.string(), kSafetensorsFormat, 8, "could not read the header");
   if (bytes_read) *bytes_read = checked_add(*bytes_read, 8 + n, "bytes read");
   return parse_safetensors_header(json, file.string(), size - 8 - n);
 }

@@ -11,17 +11,13 @@
 #include "kvplan/report.h"
 #include "kvplan/request.h"
 #include "kvplan/units.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
 namespace {
 
 using nlohmann::json;
-
-std::string pad(std::string s, std::size_t w, bool right = false) {
-  if (s.size() >= w) return s;
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
-}
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -173,7 +169,7 @@ json sweep_request_json(const PlanInput& in) {
 
 std::string format_plan_text(const Plan& p) {
   std::string o;
-  auto line = [&](const std::string& k, const std::string& v) { o += pad(k, 22) + v + "\n"; };
+  auto line = [&](const std::string& k, const std::string& v) { o += pad_to(k, 22) + v + "\n"; };
   line("model", p.model);
   line("deployment", std::to_string(p.gpus) + " x " + p.gpu + " (tp " + std::to_string(p.tp) + ", pp " +
                          std::to_string(p.pp) + ", dp " + std::to_string(p.dp) + ")");
@@ -233,11 +229,11 @@ std::string format_plan_text(const Plan& p) {
 }
 
 std::string format_gpus_text(const std::vector<Accelerator>& gpus) {
-  std::string o = pad("name", 30) + pad("vendor", 8) + pad("memory (reported)", 26) + pad("marketing", 12) +
-                  pad("bandwidth", 12) + pad("BF16 TF", 9, true) + pad("FP8 TF", 9, true) + "  interconnect\n";
+  std::string o = pad_to("name", 30) + pad_to("vendor", 8) + pad_to("memory (reported)", 26) + pad_to("marketing", 12) +
+                  pad_to("bandwidth", 12) + pad_to("BF16 TF", 9, true) + pad_to("FP8 TF", 9, true) + "  interconnect\n";
   for (const auto& a : gpus) {
-    o += pad(a.name, 30) + pad(a.vendor, 8) + pad(format_count(a.memory_bytes) + " B", 26) + pad(a.memory_marketing, 12) +
-         pad(rate(a.bandwidth_bytes_per_s), 12) + pad(tflops(a.bf16_flops), 9, true) + pad(tflops(a.fp8_flops), 9, true) +
+    o += pad_to(a.name, 30) + pad_to(a.vendor, 8) + pad_to(format_count(a.memory_bytes) + " B", 26) + pad_to(a.memory_marketing, 12) +
+         pad_to(rate(a.bandwidth_bytes_per_s), 12) + pad_to(tflops(a.bf16_flops), 9, true) + pad_to(tflops(a.fp8_flops), 9, true) +
          "  " + a.interconnect + (a.memory_basis.rfind("estimate", 0) == 0 ? "  [memory estimated]" : "") + "\n";
   }
   return o;
@@ -255,12 +251,12 @@ json to_json(const CompareRow& r) {
 }
 
 std::string format_compare_text(const std::vector<CompareRow>& rows) {
-  std::string o = pad("model", 44) + pad("B/token", 12, true) + pad("cache", 24, true) + pad("weights", 12, true) +
-                  pad("cache/weights", 15, true) + "  layers\n";
+  std::string o = pad_to("model", 44) + pad_to("B/token", 12, true) + pad_to("cache", 24, true) + pad_to("weights", 12, true) +
+                  pad_to("cache/weights", 15, true) + "  layers\n";
   for (const auto& r : rows) {
-    o += pad(r.model, 44) + pad(format_count(r.bytes_per_token), 12, true) + pad(format_bytes(r.cache_bytes), 24, true) +
-         pad(r.weights_bytes ? format_gb(r.weights_bytes) : std::string("-"), 12, true) +
-         pad(r.weights_bytes ? fixed(100.0 * r.share_of_weights, 1) + "%" : std::string("-"), 15, true) + "  " + r.kinds +
+    o += pad_to(r.model, 44) + pad_to(format_count(r.bytes_per_token), 12, true) + pad_to(format_bytes(r.cache_bytes), 24, true) +
+         pad_to(r.weights_bytes ? format_gb(r.weights_bytes) : std::string("-"), 12, true) +
+         pad_to(r.weights_bytes ? fixed(100.0 * r.share_of_weights, 1) + "%" : std::string("-"), 15, true) + "  " + r.kinds +
          "\n";
   }
   if (!rows.empty()) o += "cache = one sequence of " + format_count(rows.front().tokens, "token") + "\n";

@@ -7,15 +7,11 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/units.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
 namespace {
-
-std::string pad(std::string s, std::size_t w, bool right = false) {
-  if (s.size() >= w) return s;
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
-}
 
 const char* variant_name(LinearAttention::Variant v) {
   switch (v) {
@@ -239,7 +235,7 @@ std::string format_size_text(const CacheSize& s) {
   }
   out += "by kind\n";
   for (const auto& [k, v] : kinds)
-    out += "  " + pad(k, 18) + pad(std::to_string(v.first), 4, true) + " layers  " + pad(format_count(v.second), 20, true) +
+    out += "  " + pad_to(k, 18) + pad_to(std::to_string(v.first), 4, true) + " layers  " + pad_to(format_count(v.second), 20, true) +
            " B\n";
   return out;
 }
@@ -283,11 +279,11 @@ std::string format_inspect_text(const ModelSpec& m, const CacheDtypes& dt) {
          std::string(name(m.dtype)) + ")\n";
   out += "cache dtypes: K " + std::string(name(dt.k)) + ", V " + std::string(name(dt.v)) + ", conv " +
          std::string(name(dt.conv)) + ", SSM " + std::string(name(dt.ssm)) + "\n\n";
-  out += pad("layer", 6) + pad("kind", 19) + pad("shape", 52) + pad("B/token", 10, true) + pad("state B", 14, true) + "\n";
+  out += pad_to("layer", 6) + pad_to("kind", 19) + pad_to("shape", 52) + pad_to("B/token", 10, true) + pad_to("state B", 14, true) + "\n";
   for (const auto& l : m.layers) {
     auto bytes = layer_bytes(l, 0, dt);
-    out += pad(std::to_string(l.index), 6) + pad(layer_kinds(l) + " ", 19) + pad(describe_layer(l), 52) +
-           pad(format_count(bytes_per_token(l, dt)), 10, true) + pad(format_count(bytes.state_bytes()), 14, true) + "\n";
+    out += pad_to(std::to_string(l.index), 6) + pad_to(layer_kinds(l) + " ", 19) + pad_to(describe_layer(l), 52) +
+           pad_to(format_count(bytes_per_token(l, dt)), 10, true) + pad_to(format_count(bytes.state_bytes()), 14, true) + "\n";
   }
   if (!m.assumptions.empty()) {
     out += "\nassumptions:\n";

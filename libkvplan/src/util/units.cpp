@@ -7,6 +7,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
@@ -46,12 +47,6 @@ bool parse_number(std::string_view s, Number& n) {
   return any;
 }
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
 // whole.frac * mult, exact; a result with a fractional byte/token is an error.
 bool scale(const Number& n, std::uint64_t mult, std::uint64_t& out) {
   std::uint64_t a;
@@ -77,7 +72,7 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   Number n;
   const char* expected = "a byte count such as 123456, 512MiB, 1.5GiB or 80GB";
   if (!parse_number(text, n)) throw InputError::value(what, text, expected);
-  std::string u = lower(n.rest);
+  std::string u = ascii_lower(n.rest);
   std::uint64_t mult = 0;
   if (u.empty() || u == "b") mult = 1;
   else if (u == "kb" || u == "k") mult = KB;
@@ -96,7 +91,7 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
 
 std::uint64_t parse_memory_size(std::string_view text, std::string_view what) {
   Number n;
-  if (!parse_number(text, n) || n.rest.empty() || lower(n.rest) == "b")
+  if (!parse_number(text, n) || n.rest.empty() || ascii_lower(n.rest) == "b")
     throw InputError::value(what, text, "a size with a unit such as 24GB, 80GiB or 512MiB (a bare number is not a memory size)");
   return parse_bytes(text, what);
 }
@@ -105,7 +100,7 @@ std::uint64_t parse_tokens(std::string_view text, std::string_view what) {
   Number n;
   const char* expected = "a token count such as 4096, 32k (32,768), 128k or 1M (1,048,576)";
   if (!parse_number(text, n)) throw InputError::value(what, text, expected);
-  std::string u = lower(n.rest);
+  std::string u = ascii_lower(n.rest);
   std::uint64_t mult = 0;
   if (u.empty()) mult = 1;
   else if (u == "k") mult = 1024;

@@ -11,7 +11,6 @@ using u64 = std::uint64_t;
 using C = WeightComponent;
 using K = WeightKind;
 
-u64 kv_all_heads(const LoadCtx&, u64 heads) { return heads; }
 u64 kv_multi_query(const LoadCtx& x, u64 heads) { return x.cfg.boolean("multi_query").value_or(true) ? 1 : heads; }
 
 // GPT-2 and GPT-BigCode: learned position embeddings, LayerNorms with bias, Conv1D/Linear with bias.
@@ -41,7 +40,7 @@ std::vector<Family> gpt2() {
                  .map_layers = map_plain_attention,
                  .count_params = count_gpt2,
                  .tie_word_embeddings = true,
-                 .kv_heads = kv_all_heads},
+                 .kv_heads = kv_heads_all},
           Family{.name = "gpt_bigcode",
                  .model_types = {"gpt_bigcode"},
                  .map_layers = map_plain_attention,

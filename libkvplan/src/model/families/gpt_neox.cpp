@@ -10,8 +10,6 @@ using u64 = std::uint64_t;
 using C = WeightComponent;
 using K = WeightKind;
 
-u64 kv_all_heads(const LoadCtx&, u64 heads) { return heads; }
-
 // GPT-NeoX / Pythia: fused query_key_value with bias, two LayerNorms per layer, biased MLP.
 void count_gpt_neox(const ParamCtx& x) {
   const u64 h = x.h();
@@ -37,7 +35,7 @@ std::vector<Family> gpt_neox() {
                  .model_types = {"gpt_neox"},
                  .map_layers = map_plain_attention,
                  .count_params = count_gpt_neox,
-                 .kv_heads = kv_all_heads}};
+                 .kv_heads = kv_heads_all}};
 }
 
 }  // namespace kvplan::detail::families
