@@ -722,6 +722,16 @@ BOOST_AUTO_TEST_CASE(step3_real_config_per_layer_bytes) {
   two["text_config"]["num_attention_groups"] = 2;
   const ModelSpec m2 = load_model_from_json(two.dump(), "step3-g2.json");
   BOOST_TEST(cache_size(m2, workload(1, 1, Dtype::bf16)).total_bytes == 61u * 2048);
+  // Outside the Step-3 family, num_attention_groups without num_key_value_heads is refused, never
+  // read as full multi-head attention (a Step-3.5-style config through the layer_types rule would
+  // otherwise hold num_attention_heads / num_attention_groups times its cache). The config is
+  // Step-3's own text model renamed, with a layer_types list: a construction, not a real file.
+  nlohmann::json general = cfg["text_config"];
+  general["model_type"] = "not_a_known_family";
+  general["layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 61; ++i) general["layer_types"].push_back("full_attention");
+  BOOST_CHECK_EXCEPTION(load_model_from_json(general.dump(), "general.json"), ConfigError,
+                        test::HasMessage({"/num_attention_groups", "num_key_value_heads", "step3_text"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -30,6 +30,13 @@ std::uint64_t kv_heads(const LoadCtx& x, std::uint64_t heads) {
     kv = x.family.kv_heads(x, heads);
   } else {
     auto v = c.uint_any({"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"});
+    // Step's configs give their KV heads as num_attention_groups; read it only where a family says
+    // so (step3_text), never by default: without a family it is refused, not sized as full MHA.
+    if (!v && c.has("num_attention_groups"))
+      c.fail_at(c.pointer("num_attention_groups"),
+                "num_key_value_heads (num_attention_groups is read as the KV head count only by the Step-3 "
+                "family, step3_text; this model_type has no family that reads it)",
+                "num_attention_groups without num_key_value_heads");
     kv = v ? *v : heads;  // transformers: num_key_value_heads defaults to num_attention_heads
   }
   if (kv > heads || heads % kv != 0)
