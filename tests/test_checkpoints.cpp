@@ -849,6 +849,41 @@ BOOST_AUTO_TEST_CASE(bitsandbytes_int8_geitje_7b_matches_its_published_size) {
   BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
 }
 
+BOOST_AUTO_TEST_CASE(bitsandbytes_fp4_without_double_quant_teenytinyllama_matches_its_published_size) {
+  // RichardErkhov/nicholasKluge_-_TeenyTinyLlama-460m-Chat-4bits: nicholasKluge/TeenyTinyLlama-460m-Chat
+  // (its config.json verbatim in tests/data/quant_checkpoints/) loaded with
+  // BitsAndBytesConfig(load_in_4bit=True), i.e. fp4 WITHOUT double quant, and saved; its one
+  // model.safetensors is 357,782,488 B (LFS pointer, Hugging Face commit 48a23b4). Its own
+  // config.json was not found: the test writes the quantization_config RichardErkhov's 4-bit
+  // uploads carry (verbatim in their config.json diffs, e.g. stablelm-2-12b-4bits commit b4c785c)
+  // and torch_dtype float16, the dtype transformers loads a bitsandbytes model in when none is
+  // passed (quantizer_bnb_4bit.py update_torch_dtype); the source config says float32, which
+  // would put the 16-bit tensors at twice the published size.
+  // By hand: 24 layers x (q,k,v,o 1024x1024; gate,up 4096x1024; down 1024x4096) = 402,653,184
+  // values in 168 matrices; fp4 packs 2 values a byte, an fp32 absmax per 64 values, per matrix a
+  // 16-entry fp32 quant_map (64 B) and the packed quant_state (kvplan counts 128 B); the
+  // 32,002 x 1,024 embedding and head and 49 norms of 1,024 in fp16.
+  auto cfg = test::read_json("tests/data/quant_checkpoints/nicholasKluge__TeenyTinyLlama-460m-Chat.config.json");
+  cfg["quantization_config"] = {{"_load_in_4bit", true}, {"_load_in_8bit", false},
+                                {"bnb_4bit_compute_dtype", "float32"}, {"bnb_4bit_quant_storage", "uint8"},
+                                {"bnb_4bit_quant_type", "fp4"}, {"bnb_4bit_use_double_quant", false},
+                                {"llm_int8_enable_fp32_cpu_offload", false}, {"llm_int8_has_fp16_weight", false},
+                                {"llm_int8_skip_modules", nullptr}, {"llm_int8_threshold", 6.0},
+                                {"load_in_4bit", true}, {"load_in_8bit", false}, {"quant_method", "bitsandbytes"}};
+  cfg["torch_dtype"] = "float16";
+  const auto w = weight_bytes(load_model_from_json(cfg.dump(), "config.json"));
+  constexpr u64 values = 24 * u64{16'777'216};
+  constexpr u64 kvplan = values / 2 + values / 64 * 4 + 168 * (64 + 128) + 2 * (2 * u64{32002} * 1024 + 49 * 1024);
+  constexpr u64 file = 357'782'488;  // model.safetensors LFS pointer size
+  static_assert(kvplan == 357'705'216);
+  BOOST_TEST(w.total == kvplan);
+  BOOST_TEST(w.scheme == "fp4 + fp16");
+  // -77,272 B (-0.022 %): the file's JSON header, 723 entries (weight, absmax, quant_map and
+  // quant_state for 168 matrices, 51 fp16 tensors), ~107 B each.
+  BOOST_TEST(file - w.total == 77'272u);
+  BOOST_TEST((file - w.total) * 1'000 < file);  // within 0.1 %
+}
+
 BOOST_AUTO_TEST_CASE(modules_named_for_one_layer_or_expert_stay_unquantised) {
   // Qwen3-30B-A3B (48 layers x 128 experts of gate/up 768x2048 and down 2048x768) with AWQ 4-bit
   // g128: an expert matrix is 786,432 + 30,720 B quantised, 3,145,728 B in bf16 (+2,328,576).
