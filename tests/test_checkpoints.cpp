@@ -940,6 +940,46 @@ BOOST_AUTO_TEST_CASE(fp8_per_tensor_static_llama_3_8b_matches_its_published_size
   BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
 }
 
+BOOST_AUTO_TEST_CASE(modelopt_fp8_and_nvfp4_llama_3_1_8b_match_an_in_memory_measurement) {
+  // Not a file size: a public notebook (elizabetht/language-modeling-from-scratch,
+  // quantization/model-optimizer/{FP8,NVFP4}_PTQ_Min-Max_Calibration.ipynb @ ec6d078) quantises
+  // meta-llama/Llama-3.1-8B-Instruct with ModelOpt (mtq.FP8_DEFAULT_CFG / NVFP4_DEFAULT_CFG),
+  // runs export_hf_checkpoint (config.json + hf_quant_config.json + two shards) and then prints the
+  // sum of numel x element size over the model's parameters and buffers: 16.060522752 GB before
+  // quantising, 9.08120448 GB (FP8) and 6.0277502720000005 GB (NVFP4) after the export, which
+  // replaces each quantised linear's weight in place. The bf16 print calibrates the measure:
+  // 16,060,522,752 B is Llama-3.1-8B's published total_size (16,060,522,496) plus the 256 B
+  // rotary inv_freq buffer, which is never saved. The hf_quant_config.json the export wrote is
+  // not printed: the test writes quant_algo and the exclude_modules entry (lm_head) that
+  // ModelOpt's default configs leave unquantised ("*lm_head*" disabled); a quantised lm_head
+  // would be 525 MB below the measure.
+  TempDir t;
+  write_text(t.path / "config.json", bundled_json("meta-llama/Llama-3.1-8B"));
+  const auto bf16 = weight_bytes(load_model(t.path.string()));
+  BOOST_TEST(bf16.total + 256 == 16'060'522'752u);
+  write_text(t.path / "hf_quant_config.json",
+             R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "exclude_modules": ["lm_head"]}})");
+  const auto fp8 = weight_bytes(load_model(t.path.string()));
+  // By hand: 6,979,321,856 fp8 values, fp32 weight_scale and input_scale per matrix (224),
+  // bf16 embeddings, head and norms: the same bytes as AutoFP8's static layout above.
+  BOOST_TEST(fp8.total == kLinear + 224 * 8 + kRestBf16);
+  BOOST_TEST(fp8.scheme == "modelopt fp8 + bf16");
+  // -2,048 B (-0.00002 %): the 256 B inv_freq and 1,792 B = 448 fp32 scalars, the `_amax` of
+  // each linear's input and weight quantizer, which stay on the module in memory and which
+  // ModelOpt's postprocess_state_dict (export/quant_utils.py) drops from the saved state dict.
+  BOOST_TEST(9'081'204'480u - fp8.total == 256u + 448 * 4);
+  write_text(t.path / "hf_quant_config.json",
+             R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": 16,
+                 "exclude_modules": ["lm_head"]}})");
+  const auto nvfp4 = weight_bytes(load_model(t.path.string()));
+  // By hand: 4 bits per value, an fp8 scale per 16 values, weight_scale_2 and input_scale (fp32)
+  // per matrix, the rest bf16.
+  BOOST_TEST(nvfp4.total == kLinear / 2 + kLinear / 16 + 224 * 8 + kRestBf16);
+  BOOST_TEST(nvfp4.total == 6'027'749'120u);
+  // -1,152 B (-0.00002 %): the 256 B inv_freq and 896 B, one fp32 scalar per linear left in memory.
+  BOOST_TEST(6'027'750'272u - nvfp4.total == 256u + 224 * 4);
+}
+
 namespace {
 // compressed-tensors' FP8_DYNAMIC and W4A16 presets (quantization/quant_scheme.py) as
 // llm-compressor writes them into quantization_config, lm_head ignored.
