@@ -849,6 +849,41 @@ BOOST_AUTO_TEST_CASE(bitsandbytes_int8_geitje_7b_matches_its_published_size) {
   BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
 }
 
+BOOST_AUTO_TEST_CASE(bitsandbytes_fp4_without_double_quant_teenytinyllama_matches_its_published_size) {
+  // RichardErkhov/nicholasKluge_-_TeenyTinyLlama-460m-Chat-4bits: nicholasKluge/TeenyTinyLlama-460m-Chat
+  // (its config.json verbatim in tests/data/quant_checkpoints/) loaded with
+  // BitsAndBytesConfig(load_in_4bit=True), i.e. fp4 WITHOUT double quant, and saved; its one
+  // model.safetensors is 357,782,488 B (LFS pointer, Hugging Face commit 48a23b4). Its own
+  // config.json was not found: the test writes the quantization_config RichardErkhov's 4-bit
+  // uploads carry (verbatim in their config.json diffs, e.g. stablelm-2-12b-4bits commit b4c785c)
+  // and torch_dtype float16, the dtype transformers loads a bitsandbytes model in when none is
+  // passed (quantizer_bnb_4bit.py update_torch_dtype); the source config says float32, which
+  // would put the 16-bit tensors at twice the published size.
+  // By hand: 24 layers x (q,k,v,o 1024x1024; gate,up 4096x1024; down 1024x4096) = 402,653,184
+  // values in 168 matrices; fp4 packs 2 values a byte, an fp32 absmax per 64 values, per matrix a
+  // 16-entry fp32 quant_map (64 B) and the packed quant_state (kvplan counts 128 B); the
+  // 32,002 x 1,024 embedding and head and 49 norms of 1,024 in fp16.
+  auto cfg = test::read_json("tests/data/quant_checkpoints/nicholasKluge__TeenyTinyLlama-460m-Chat.config.json");
+  cfg["quantization_config"] = {{"_load_in_4bit", true}, {"_load_in_8bit", false},
+                                {"bnb_4bit_compute_dtype", "float32"}, {"bnb_4bit_quant_storage", "uint8"},
+                                {"bnb_4bit_quant_type", "fp4"}, {"bnb_4bit_use_double_quant", false},
+                                {"llm_int8_enable_fp32_cpu_offload", false}, {"llm_int8_has_fp16_weight", false},
+                                {"llm_int8_skip_modules", nullptr}, {"llm_int8_threshold", 6.0},
+                                {"load_in_4bit", true}, {"load_in_8bit", false}, {"quant_method", "bitsandbytes"}};
+  cfg["torch_dtype"] = "float16";
+  const auto w = weight_bytes(load_model_from_json(cfg.dump(), "config.json"));
+  constexpr u64 values = 24 * u64{16'777'216};
+  constexpr u64 kvplan = values / 2 + values / 64 * 4 + 168 * (64 + 128) + 2 * (2 * u64{32002} * 1024 + 49 * 1024);
+  constexpr u64 file = 357'782'488;  // model.safetensors LFS pointer size
+  static_assert(kvplan == 357'705'216);
+  BOOST_TEST(w.total == kvplan);
+  BOOST_TEST(w.scheme == "fp4 + fp16");
+  // -77,272 B (-0.022 %): the file's JSON header, 723 entries (weight, absmax, quant_map and
+  // quant_state for 168 matrices, 51 fp16 tensors), ~107 B each.
+  BOOST_TEST(file - w.total == 77'272u);
+  BOOST_TEST((file - w.total) * 1'000 < file);  // within 0.1 %
+}
+
 BOOST_AUTO_TEST_CASE(modules_named_for_one_layer_or_expert_stay_unquantised) {
   // Qwen3-30B-A3B (48 layers x 128 experts of gate/up 768x2048 and down 2048x768) with AWQ 4-bit
   // g128: an expert matrix is 786,432 + 30,720 B quantised, 3,145,728 B in bf16 (+2,328,576).
@@ -903,6 +938,46 @@ BOOST_AUTO_TEST_CASE(fp8_per_tensor_static_llama_3_8b_matches_its_published_size
   // 291 weights + weight_scale and input_scale for 224 matrices), ~106 B each.
   BOOST_TEST(file - w.total == 78'152u);
   BOOST_TEST((file - w.total) * 10'000 < file);  // within 0.01 %
+}
+
+BOOST_AUTO_TEST_CASE(modelopt_fp8_and_nvfp4_llama_3_1_8b_match_an_in_memory_measurement) {
+  // Not a file size: a public notebook (elizabetht/language-modeling-from-scratch,
+  // quantization/model-optimizer/{FP8,NVFP4}_PTQ_Min-Max_Calibration.ipynb @ ec6d078) quantises
+  // meta-llama/Llama-3.1-8B-Instruct with ModelOpt (mtq.FP8_DEFAULT_CFG / NVFP4_DEFAULT_CFG),
+  // runs export_hf_checkpoint (config.json + hf_quant_config.json + two shards) and then prints the
+  // sum of numel x element size over the model's parameters and buffers: 16.060522752 GB before
+  // quantising, 9.08120448 GB (FP8) and 6.0277502720000005 GB (NVFP4) after the export, which
+  // replaces each quantised linear's weight in place. The bf16 print calibrates the measure:
+  // 16,060,522,752 B is Llama-3.1-8B's published total_size (16,060,522,496) plus the 256 B
+  // rotary inv_freq buffer, which is never saved. The hf_quant_config.json the export wrote is
+  // not printed: the test writes quant_algo and the exclude_modules entry (lm_head) that
+  // ModelOpt's default configs leave unquantised ("*lm_head*" disabled); a quantised lm_head
+  // would be 525 MB below the measure.
+  TempDir t;
+  write_text(t.path / "config.json", bundled_json("meta-llama/Llama-3.1-8B"));
+  const auto bf16 = weight_bytes(load_model(t.path.string()));
+  BOOST_TEST(bf16.total + 256 == 16'060'522'752u);
+  write_text(t.path / "hf_quant_config.json",
+             R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "exclude_modules": ["lm_head"]}})");
+  const auto fp8 = weight_bytes(load_model(t.path.string()));
+  // By hand: 6,979,321,856 fp8 values, fp32 weight_scale and input_scale per matrix (224),
+  // bf16 embeddings, head and norms: the same bytes as AutoFP8's static layout above.
+  BOOST_TEST(fp8.total == kLinear + 224 * 8 + kRestBf16);
+  BOOST_TEST(fp8.scheme == "modelopt fp8 + bf16");
+  // -2,048 B (-0.00002 %): the 256 B inv_freq and 1,792 B = 448 fp32 scalars, the `_amax` of
+  // each linear's input and weight quantizer, which stay on the module in memory and which
+  // ModelOpt's postprocess_state_dict (export/quant_utils.py) drops from the saved state dict.
+  BOOST_TEST(9'081'204'480u - fp8.total == 256u + 448 * 4);
+  write_text(t.path / "hf_quant_config.json",
+             R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": 16,
+                 "exclude_modules": ["lm_head"]}})");
+  const auto nvfp4 = weight_bytes(load_model(t.path.string()));
+  // By hand: 4 bits per value, an fp8 scale per 16 values, weight_scale_2 and input_scale (fp32)
+  // per matrix, the rest bf16.
+  BOOST_TEST(nvfp4.total == kLinear / 2 + kLinear / 16 + 224 * 8 + kRestBf16);
+  BOOST_TEST(nvfp4.total == 6'027'749'120u);
+  // -1,152 B (-0.00002 %): the 256 B inv_freq and 896 B, one fp32 scalar per linear left in memory.
+  BOOST_TEST(6'027'750'272u - nvfp4.total == 256u + 224 * 4);
 }
 
 namespace {
