@@ -188,33 +188,19 @@ std::string format_engine_text(const TrtllmResult& r) {
 
 EngineReport engine_report(EngineKind kind, const ModelSpec& m, const nlohmann::json& request, FieldNaming naming) {
   EngineReport out;
-  auto report = [&](const auto& options, const auto& result) {
+  // The options are parsed before the profile runs, so the echo is what the profile was given.
+  auto run = [&](const auto& options, auto profile) {
+    const auto result = profile(m, options);
     out.json = to_json(result);
     out.json["request"] = request_json(options);
     out.json["model"] = m.name;
     out.text = format_engine_text(result);
   };
   switch (kind) {
-    case EngineKind::vllm: {
-      const VllmOptions o = vllm_options_from_request(request, naming);
-      report(o, vllm_profile(m, o));
-      break;
-    }
-    case EngineKind::llamacpp: {
-      const LlamaCppOptions o = llamacpp_options_from_request(request, naming);
-      report(o, llamacpp_profile(m, o));
-      break;
-    }
-    case EngineKind::sglang: {
-      const SglangOptions o = sglang_options_from_request(request, naming);
-      report(o, sglang_profile(m, o));
-      break;
-    }
-    case EngineKind::trtllm: {
-      const TrtllmOptions o = trtllm_options_from_request(request, naming);
-      report(o, trtllm_profile(m, o));
-      break;
-    }
+    case EngineKind::vllm: run(vllm_options_from_request(request, naming), vllm_profile); break;
+    case EngineKind::llamacpp: run(llamacpp_options_from_request(request, naming), llamacpp_profile); break;
+    case EngineKind::sglang: run(sglang_options_from_request(request, naming), sglang_profile); break;
+    case EngineKind::trtllm: run(trtllm_options_from_request(request, naming), trtllm_profile); break;
   }
   return out;
 }
