@@ -79,7 +79,7 @@ constexpr std::array kVllm{
     F(num_gpu_blocks_override, "--num-gpu-blocks-override", count, "blocks", "", "replace num_blocks"),
     F(available_kv_bytes, "--available-kv-memory", bytes, "bytes", "",
       "available KV memory per GPU, as vLLM computed it (wins over every other memory option)"),
-    F(kv_cache_memory_bytes, "--kv-cache-memory", bytes, "bytes", "",
+    F(kv_cache_memory_bytes, "--kv-cache-memory,--kv-cache-memory-bytes", bytes, "bytes", "",
       "KV cache memory per GPU (e.g. 40GiB): the available KV memory"),
     F(gpu_memory_utilization, "--gpu-memory-utilization", fraction, "", "0.9", "fraction of total memory"),
     F(gpu_memory_bytes, "--gpu-memory", bytes, "bytes", "0", "device total memory, e.g. 80GiB"),
