@@ -287,9 +287,7 @@ class LlamaServerSimulator {
   }
 
   void admit(Source& src, SimResult& r, RunRecorder& rec) {
-    Pending p = src.pop();
-    src.popped_open(p);
-    rec.arrived(p.t);
+    const Pending p = rec.take_arrival(src);
     const SimRequest& in = p.r;
     if (in.prompt_tokens == 0 || in.output_tokens == 0 || in.prompt_tokens >= prof_.n_ctx_seq) {
       ++r.rejected;

@@ -685,9 +685,7 @@ class SglangSimulator {
   }
 
   void admit(Source& src, SimResult& r, RunRecorder& rec) {
-    Pending p = src.pop();
-    src.popped_open(p);
-    rec.arrived(p.t);
+    const Pending p = rec.take_arrival(src);
     const SimRequest& in = p.r;
     // _validate_one_request: prompt >= context_length, or prompt + max_new_tokens >= context_length.
     if (in.prompt_tokens == 0 || in.output_tokens == 0 || in.prompt_tokens >= prof_.context_length ||

@@ -42,6 +42,37 @@ class LogHistogram {
   double sum_ = 0, min_ = 0, max_ = 0;
 };
 
+// The statistics every engine's simulator ends with, from its latency histograms, counters and
+// time integrals (requests in the system, running, waiting); r.makespan_s, finished, slo_met and
+// the token totals are already set.
+struct RunTotals {
+  const LogHistogram &ttft, &tpot, &e2e, &queue;
+  std::uint64_t preemptions = 0, prefix_query_tokens = 0, prefix_hit_tokens = 0;
+  double area_in_system = 0, area_running = 0, area_waiting = 0;
+};
+inline void finish_result(SimResult& r, const RunTotals& t) {
+  r.preemptions = t.preemptions;
+  r.ttft_s = t.ttft.summary();
+  r.tpot_s = t.tpot.summary();
+  r.e2e_s = t.e2e.summary();
+  r.queue_s = t.queue.summary();
+  r.prefix_query_tokens = t.prefix_query_tokens;
+  r.prefix_hit_tokens = t.prefix_hit_tokens;
+  r.prefix_hit_rate =
+      t.prefix_query_tokens ? static_cast<double>(t.prefix_hit_tokens) / static_cast<double>(t.prefix_query_tokens) : 0;
+  if (r.makespan_s > 0) {
+    const double s = r.makespan_s;
+    r.throughput_requests_per_s = static_cast<double>(r.finished) / s;
+    r.throughput_output_tokens_per_s = static_cast<double>(r.output_tokens) / s;
+    r.throughput_total_tokens_per_s = static_cast<double>(r.output_tokens + r.prompt_tokens) / s;
+    r.goodput_requests_per_s = static_cast<double>(r.slo_met) / s;
+    r.mean_in_system = t.area_in_system / s;
+    r.mean_running = t.area_running / s;
+    r.mean_waiting = t.area_waiting / s;
+    r.arrival_rate_per_s = static_cast<double>(r.finished) / s;
+  }
+}
+
 // One simulation's step-time model, prepared once from the model, GPU and options.
 class StepTimer {
  public:

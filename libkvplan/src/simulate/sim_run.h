@@ -1,7 +1,8 @@
 #pragma once
 // The bookkeeping every engine's simulator shares: latency histograms, the bounded timeline, the
 // per-step sink, time averages for Little's law and the final statistics. (vLLM's Simulator
-// keeps its own inline copy, tuned for speed and pinned by digests in tests/test_simulate.cpp.)
+// keeps its own inline copy, tuned for speed and pinned by digests in tests/test_simulate.cpp;
+// both end with finish_result, sim_internal.h.)
 #include <algorithm>
 #include <vector>
 
@@ -15,9 +16,14 @@ class RunRecorder {
  public:
   RunRecorder(SimResult& r, const SimOptions& o) : r_(r), o_(o) {}
 
-  void arrived(double t) {
+  // The next request from the source, counted as arrived (how every engine's admit() starts).
+  template <class Source>
+  auto take_arrival(Source& src) {
+    auto p = src.pop();
+    src.popped_open(p);
     ++r_.requests;
-    if (!started_) first_arrival_ = t, started_ = true;
+    if (!started_) first_arrival_ = p.t, started_ = true;
+    return p;
   }
   // One step about to run for dt seconds from `clock`, with the queues and pool as scheduled.
   void step(double clock, double dt, std::uint64_t running, std::uint64_t waiting, const StepBatch& batch,
@@ -81,25 +87,7 @@ class RunRecorder {
   }
   void finalize(std::uint64_t preemptions, std::uint64_t query_tokens, std::uint64_t hit_tokens) {
     r_.makespan_s = started_ ? last_finish_ - first_arrival_ : 0;
-    r_.preemptions = preemptions;
-    r_.ttft_s = ttft_.summary();
-    r_.tpot_s = tpot_.summary();
-    r_.e2e_s = e2e_.summary();
-    r_.queue_s = queue_.summary();
-    r_.prefix_query_tokens = query_tokens;
-    r_.prefix_hit_tokens = hit_tokens;
-    r_.prefix_hit_rate = query_tokens ? static_cast<double>(hit_tokens) / static_cast<double>(query_tokens) : 0;
-    if (r_.makespan_s > 0) {
-      const double t = r_.makespan_s;
-      r_.throughput_requests_per_s = static_cast<double>(r_.finished) / t;
-      r_.throughput_output_tokens_per_s = static_cast<double>(r_.output_tokens) / t;
-      r_.throughput_total_tokens_per_s = static_cast<double>(r_.output_tokens + r_.prompt_tokens) / t;
-      r_.goodput_requests_per_s = static_cast<double>(r_.slo_met) / t;
-      r_.mean_in_system = area_ / t;
-      r_.mean_running = area_run_ / t;
-      r_.mean_waiting = area_wait_ / t;
-      r_.arrival_rate_per_s = static_cast<double>(r_.finished) / t;
-    }
+    finish_result(r_, {ttft_, tpot_, e2e_, queue_, preemptions, query_tokens, hit_tokens, area_, area_run_, area_wait_});
   }
 
  private:

@@ -319,9 +319,7 @@ class TrtllmSimulator {
   }
 
   void admit(Source& src, SimResult& r, RunRecorder& rec) {
-    Pending p = src.pop();
-    src.popped_open(p);
-    rec.arrived(p.t);
+    const Pending p = rec.take_arrival(src);
     const SimRequest& in = p.r;
     const bool too_long = in.prompt_tokens + in.output_tokens > prof_.max_seq_len;
     const bool over_tokens = !o_.trtllm_scheduler.enable_chunked_context && in.prompt_tokens > max_tokens_;

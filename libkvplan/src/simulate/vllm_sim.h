@@ -941,25 +941,8 @@ class Simulator {
   }
 
   void finish_stats(SimResult& r, double area, double area_run, double area_wait) {
-    r.preemptions = preemptions_;
-    r.ttft_s = ttft_.summary();
-    r.tpot_s = tpot_.summary();
-    r.e2e_s = e2e_.summary();
-    r.queue_s = queue_.summary();
-    r.prefix_query_tokens = prefix_query_;
-    r.prefix_hit_tokens = prefix_hit_;
-    r.prefix_hit_rate = prefix_query_ ? static_cast<double>(prefix_hit_) / static_cast<double>(prefix_query_) : 0;
+    finish_result(r, {ttft_, tpot_, e2e_, queue_, preemptions_, prefix_query_, prefix_hit_, area, area_run, area_wait});
     for (std::size_t g = 0; g < r.groups.size(); ++g) r.groups[g].peak_blocks = group_peak_[g];
-    if (r.makespan_s > 0) {
-      r.throughput_requests_per_s = static_cast<double>(r.finished) / r.makespan_s;
-      r.throughput_output_tokens_per_s = static_cast<double>(r.output_tokens) / r.makespan_s;
-      r.throughput_total_tokens_per_s = static_cast<double>(r.output_tokens + r.prompt_tokens) / r.makespan_s;
-      r.goodput_requests_per_s = static_cast<double>(r.slo_met) / r.makespan_s;
-      r.mean_in_system = area / r.makespan_s;
-      r.mean_running = area_run / r.makespan_s;
-      r.mean_waiting = area_wait / r.makespan_s;
-      r.arrival_rate_per_s = static_cast<double>(r.finished) / r.makespan_s;
-    }
     if (r.rejected)
       r.notes.push_back(format_count(r.rejected) + " requests rejected: empty, or prompt + output tokens above max_model_len " +
                         format_count(M_) + " (vLLM's server refuses them)");
