@@ -209,6 +209,19 @@ struct VllmLaunch {
 // (--assume). Errors name the flag.
 VllmLaunch read_vllm_launch(const Deployment& d, const Accelerator& gpu, const LoadOptions& load = {});
 
+// A trtllm-serve command's pool settings as check reads them: its flags, then the
+// --extra_llm_api_options YAML over them (typed as TensorRT-LLM's pydantic models require; keys
+// that do not change the KV budget noted; speculative decoding, LoRA and beams listed as
+// unmodelled). `extra` is that YAML mapping (null without the flag), for simulate's scheduler keys.
+struct TrtllmLaunch {
+  TrtllmOptions options;
+  std::uint64_t max_num_tokens = 8192;      // --max_num_tokens / max_num_tokens
+  std::vector<std::string> notes, unmodelled;
+  std::string extra_path;
+  nlohmann::json extra;
+};
+TrtllmLaunch read_trtllm_launch(const Deployment& d);
+
 // One deployment's outcome: a result, or the error that stopped it (with where, for CI formats).
 struct CheckOutcome {
   std::optional<CheckResult> result;

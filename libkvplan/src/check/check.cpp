@@ -68,8 +68,9 @@ namespace {
 // TensorRT-LLM --extra_llm_api_options FILE: a YAML mapping of LLM API arguments that overrides
 // trtllm-serve's own (update_llm_args_with_extra_dict). The keys kvplan reads must have the
 // type TensorRT-LLM's pydantic models require; a wrong type is an error, as it is for the engine.
-void read_trtllm_extra_options(const std::string& path, const Deployment& d, TrtllmOptions& t, std::uint64_t& max_num_tokens,
-                               std::vector<std::string>& notes, std::vector<std::string>& unmodelled) {
+nlohmann::json read_trtllm_extra_options(const std::string& path, const Deployment& d, TrtllmOptions& t,
+                                         std::uint64_t& max_num_tokens, std::vector<std::string>& notes,
+                                         std::vector<std::string>& unmodelled) {
   const std::string text = detail::read_command_file(path, d.base_dir, "--extra_llm_api_options");
   const auto docs = detail::parse_yaml_documents(text, path);
   if (docs.size() != 1 || !docs[0].value.is_object())
@@ -136,6 +137,7 @@ void read_trtllm_extra_options(const std::string& path, const Deployment& d, Trt
     for (const auto& x : ignored) s += (s.empty() ? "" : ", ") + x;
     notes.push_back(path + ": keys that do not change the KV budget were ignored: " + s);
   }
+  return y;
 }
 
 // The engines' start-up validation that kvplan's profiles do not repeat.
@@ -258,6 +260,23 @@ VllmBatchDefaults vllm_serve_batch_defaults(const Accelerator& gpu) {
   const bool blackwell = is_blackwell(gpu);
   if (gpu.memory_bytes >= 70 * GiB && name.find("a100") == std::string::npos) return {8192, 1024, blackwell};
   return {2048, 256, blackwell};
+}
+
+TrtllmLaunch read_trtllm_launch(const Deployment& d) {
+  const ParsedFlags f = detail::parse_engine_flags(EngineKind::trtllm, d.args, d.env, d.base_dir);
+  TrtllmLaunch l;
+  TrtllmOptions& t = l.options;
+  t.tp_size = positive(int_flag(f, "--tp_size", 1), "--tp_size");
+  t.pp_size = positive(int_flag(f, "--pp_size", 1), "--pp_size");
+  t.max_seq_len = int_flag(f, "--max_seq_len", 0);
+  t.max_batch_size = positive(int_flag(f, "--max_batch_size", 2048), "--max_batch_size");
+  l.max_num_tokens = positive(int_flag(f, "--max_num_tokens", 8192), "--max_num_tokens");
+  t.free_gpu_memory_fraction = fraction_flag(f, "--kv_cache_free_gpu_memory_fraction", 0.9);
+  if (f.has("--extra_llm_api_options")) {
+    l.extra_path = f.get("--extra_llm_api_options");
+    l.extra = read_trtllm_extra_options(l.extra_path, d, t, l.max_num_tokens, l.notes, l.unmodelled);
+  }
+  return l;
 }
 
 VllmLaunch read_vllm_launch(const Deployment& d, const Accelerator& gpu, const LoadOptions& load) {
@@ -767,15 +786,11 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       break;
     }
     case EngineKind::trtllm: {
-      TrtllmOptions t;
-      t.tp_size = positive(int_flag(f, "--tp_size", 1), "--tp_size");
-      t.pp_size = positive(int_flag(f, "--pp_size", 1), "--pp_size");
-      t.max_seq_len = int_flag(f, "--max_seq_len", 0);
-      t.max_batch_size = positive(int_flag(f, "--max_batch_size", 2048), "--max_batch_size");
-      std::uint64_t max_num_tokens = positive(int_flag(f, "--max_num_tokens", 8192), "--max_num_tokens");
-      t.free_gpu_memory_fraction = fraction_flag(f, "--kv_cache_free_gpu_memory_fraction", 0.9);
-      if (f.has("--extra_llm_api_options"))
-        read_trtllm_extra_options(f.get("--extra_llm_api_options"), d, t, max_num_tokens, r.notes, unmodelled);
+      TrtllmLaunch launch = read_trtllm_launch(d);
+      const TrtllmOptions t = launch.options;
+      const std::uint64_t max_num_tokens = launch.max_num_tokens;
+      r.notes.insert(r.notes.end(), launch.notes.begin(), launch.notes.end());
+      unmodelled.insert(unmodelled.end(), launch.unmodelled.begin(), launch.unmodelled.end());
       tp = t.tp_size;
       pp = t.pp_size;
       if (refused(t.max_seq_len)) return r;

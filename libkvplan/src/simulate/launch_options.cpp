@@ -138,77 +138,43 @@ LlamaServerSimOptions llamacpp_sim_options(const Deployment& d) {
   return out;
 }
 
-// trtllm-serve's flags (tensorrt_llm/commands/serve.py) and the --extra_llm_api_options keys the
-// pool and the schedulers read (tensorrt_llm/llmapi/llm_args.py: KvCacheConfig, SchedulerConfig,
-// the LLM arguments). The memory keys are the ones kvplan check reads; prepare_simulation proves
-// the pool is check's. Keys that change neither are left to check's notes.
+// trtllm-serve's pool settings as kvplan check reads them (read_trtllm_launch: its flags and the
+// --extra_llm_api_options keys the pool depends on; prepare_simulation proves the pool is check's),
+// plus the scheduler settings the engine profile does not hold (tensorrt_llm/commands/serve.py,
+// tensorrt_llm/llmapi/llm_args.py: enable_chunked_prefill, SchedulerConfig.capacity_scheduler_policy)
+// from the same flags and YAML mapping.
 TrtllmSimOptions trtllm_sim_options(const Deployment& d) {
   want_engine(d, EngineKind::trtllm, "a trtllm-serve command");
-  const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::trtllm, d.args, d.env, d.base_dir);
+  const TrtllmLaunch launch = read_trtllm_launch(d);
   TrtllmSimOptions out;
-  TrtllmOptions& t = out.options;
-  auto positive = [](std::uint64_t v, const std::string& where) {
-    if (v == 0) throw InputError::value(where, "0", "a positive integer");
-    return v;
-  };
-  auto uint_flag = [&](const char* flag) { return positive(detail::plain_uint(f.get(flag), flag), flag); };
-  if (f.has("--tp_size")) t.tp_size = uint_flag("--tp_size");
-  if (f.has("--pp_size")) t.pp_size = uint_flag("--pp_size");
-  if (f.has("--max_seq_len")) t.max_seq_len = detail::plain_uint(f.get("--max_seq_len"), "--max_seq_len");
-  if (f.has("--max_batch_size")) t.max_batch_size = uint_flag("--max_batch_size");
-  if (f.has("--max_num_tokens")) out.scheduler.max_num_tokens = uint_flag("--max_num_tokens");
-  if (f.has("--kv_cache_free_gpu_memory_fraction"))
-    t.free_gpu_memory_fraction = detail::plain_float(f.get("--kv_cache_free_gpu_memory_fraction"), "--kv_cache_free_gpu_memory_fraction");
+  out.options = launch.options;
+  out.scheduler.max_num_tokens = launch.max_num_tokens;
+  const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::trtllm, d.args, d.env, d.base_dir);
   if (f.has("--enable_chunked_prefill"))
     out.scheduler.enable_chunked_context = detail::flag_truthy(f.get("--enable_chunked_prefill"), "--enable_chunked_prefill");
-  if (!f.has("--extra_llm_api_options")) return out;
-  const std::string path = f.get("--extra_llm_api_options");
-  const auto docs = detail::parse_yaml_documents(detail::read_command_file(path, d.base_dir, "--extra_llm_api_options"), path);
-  if (docs.size() != 1 || !docs[0].value.is_object())
-    throw ConfigError::field(path, "", "one YAML mapping of LLM API options", docs.empty() ? "nothing" : docs[0].value.type_name(), "");
-  const nlohmann::json& y = docs[0].value;
-  auto bad = [&](const std::string& ptr, const char* expected, const nlohmann::json& v) {
-    return ConfigError::field(path, ptr, expected, detail::describe_json(v), "");
-  };
-  auto uint_of = [&](const nlohmann::json& v, const std::string& ptr) -> std::uint64_t {
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0) throw bad(ptr, "a positive integer", v);
-    return v.get<std::uint64_t>();
-  };
+  if (launch.extra.is_null()) return out;
+  const std::string& path = launch.extra_path;
+  const nlohmann::json& y = launch.extra;
   auto bool_of = [&](const nlohmann::json& v, const std::string& ptr) {
-    if (!v.is_boolean()) throw bad(ptr, "true or false", v);
+    if (!v.is_boolean()) throw ConfigError::field(path, ptr, "true or false", detail::describe_json(v), "");
     return v.get<bool>();
   };
-  if (y.contains("max_batch_size")) t.max_batch_size = uint_of(y["max_batch_size"], "/max_batch_size");
-  if (y.contains("max_num_tokens")) out.scheduler.max_num_tokens = uint_of(y["max_num_tokens"], "/max_num_tokens");
-  if (y.contains("max_seq_len")) t.max_seq_len = uint_of(y["max_seq_len"], "/max_seq_len");
-  if (y.contains("tensor_parallel_size")) t.tp_size = uint_of(y["tensor_parallel_size"], "/tensor_parallel_size");
-  if (y.contains("pipeline_parallel_size")) t.pp_size = uint_of(y["pipeline_parallel_size"], "/pipeline_parallel_size");
-  if (y.contains("enable_attention_dp")) t.enable_attention_dp = bool_of(y["enable_attention_dp"], "/enable_attention_dp");
   if (y.contains("enable_chunked_prefill"))
     out.scheduler.enable_chunked_context = bool_of(y["enable_chunked_prefill"], "/enable_chunked_prefill");
-  if (y.contains("kv_cache_config") && y["kv_cache_config"].is_object()) {
-    const nlohmann::json& k = y["kv_cache_config"];
-    if (k.contains("tokens_per_block")) t.tokens_per_block = uint_of(k["tokens_per_block"], "/kv_cache_config/tokens_per_block");
-    if (k.contains("dtype") && k["dtype"].is_string()) t.kv_cache_dtype = k["dtype"].get<std::string>();
-    if (k.contains("max_tokens") && !k["max_tokens"].is_null()) t.max_tokens = uint_of(k["max_tokens"], "/kv_cache_config/max_tokens");
-    if (k.contains("max_attention_window") && k["max_attention_window"].is_array())
-      for (const auto& w : k["max_attention_window"]) t.max_attention_window.push_back(uint_of(w, "/kv_cache_config/max_attention_window"));
-    if (k.contains("free_gpu_memory_fraction") && k["free_gpu_memory_fraction"].is_number())
-      t.free_gpu_memory_fraction = k["free_gpu_memory_fraction"].get<double>();
-    // KvCacheConfig.enable_block_reuse defaults to True; reuse is not simulated (noted either way).
-    if (!k.contains("enable_block_reuse") || bool_of(k["enable_block_reuse"], "/kv_cache_config/enable_block_reuse"))
-      out.notes.push_back("kv_cache_config.enable_block_reuse (on by default) is not simulated: no prefix hits are counted");
-  } else {
+  // KvCacheConfig.enable_block_reuse defaults to True; reuse is not simulated (noted either way).
+  const bool has_kv = y.contains("kv_cache_config") && y["kv_cache_config"].is_object();
+  if (!has_kv || !y["kv_cache_config"].contains("enable_block_reuse") ||
+      bool_of(y["kv_cache_config"]["enable_block_reuse"], "/kv_cache_config/enable_block_reuse"))
     out.notes.push_back("kv_cache_config.enable_block_reuse (on by default) is not simulated: no prefix hits are counted");
-  }
   if (y.contains("scheduler_config") && y["scheduler_config"].is_object() && y["scheduler_config"].contains("capacity_scheduler_policy")) {
     const nlohmann::json& v = y["scheduler_config"]["capacity_scheduler_policy"];
     const std::string ptr = "/scheduler_config/capacity_scheduler_policy";
-    if (!v.is_string()) throw bad(ptr, "GUARANTEED_NO_EVICT or MAX_UTILIZATION", v);
+    auto bad = [&](const char* expected) { return ConfigError::field(path, ptr, expected, detail::describe_json(v), ""); };
+    if (!v.is_string()) throw bad("GUARANTEED_NO_EVICT or MAX_UTILIZATION");
     const std::string p = v.get<std::string>();
     if (p == "GUARANTEED_NO_EVICT") out.scheduler.policy = TrtllmCapacityPolicy::guaranteed_no_evict;
     else if (p == "MAX_UTILIZATION") out.scheduler.policy = TrtllmCapacityPolicy::max_utilization;
-    else throw bad(ptr, "GUARANTEED_NO_EVICT or MAX_UTILIZATION (the policies simulated)", v);
+    else throw bad("GUARANTEED_NO_EVICT or MAX_UTILIZATION (the policies simulated)");
   }
   return out;
 }
