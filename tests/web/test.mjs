@@ -444,6 +444,21 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
       await setFields(page, 'fit', reset);
     }
     check(compared >= 15 * Object.keys(doc.cases).length, `compared ${compared} numbers`);
+    // --gpu-file has no table field (the CLI reads a file): the page takes the same JSON pasted.
+    const card = JSON.stringify({ name: 'Card', memory_bytes: '24GiB', bandwidth_bytes_per_s: 5e11 });
+    const cardFile = path.join(os.tmpdir(), `kvplan-web-card-${process.pid}.json`);
+    fs.writeFileSync(cardFile, card);
+    const cardCli = cliJson(['plan', doc.model, '--gpu', doc.gpu, '--gpu-file', cardFile]);
+    fs.unlinkSync(cardFile);
+    eq(cardCli.gpu, 'Card', 'the CLI plans on the file\'s device');
+    await setFields(page, 'fit', { gpu_file: card });
+    check(await page.$eval('#panel-fit', (e) => e.dataset.state) === 'ok', `gpu_file: the page shows an error: ${await page.textContent('#panel-fit .error')}`);
+    check(isDeepStrictEqual(await shownRequest(), cardCli.request), `gpu_file: page and CLI requests differ: ${diff(await shownRequest(), cardCli.request)}`);
+    check(sameAsCli(await shown(page, '#panel-fit'), { __single: cardCli }) >= 15, 'gpu_file: the page\'s figures are the CLI\'s');
+    await setFields(page, 'fit', { gpu_file: '{"name": "Card"' });
+    eq(await page.$eval('#panel-fit', (e) => e.dataset.state), 'error', 'a malformed pasted --gpu-file: panel state');
+    check((await page.textContent('#panel-fit .error')).includes('pasted --gpu-file'), 'the message names the pasted --gpu-file');
+    await setFields(page, 'fit', { gpu_file: '' });
     await shot(page, 'fit-options', true);
   });
 
@@ -752,7 +767,7 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
 
   // kvplan check has no field table: its options are on the page one by one; each, set on the
   // page, must give the CLI's figures with the flag, and the flag must change the CLI's JSON.
-  await test('Engine check: --gpu-memory, --weights, --engine-version, --strict and a pasted --engine-log reach kvplan check as the CLI\'s flags do', async () => {
+  await test('Engine check: --gpu-memory, a pasted --gpu-file, --weights, --engine-version, --strict and a pasted --engine-log reach kvplan check as the CLI\'s flags do', async () => {
     await openTab(page, 'check');
     const gpus = cliJson(['gpus']).gpus;
     const h100 = gpus.find((g) => g.name.startsWith('H100-SXM')).name;
@@ -763,10 +778,14 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
     const logFile = path.join(root, 'tests/data/engine_logs', log.file);
     const cmd = 'vllm serve meta-llama/Llama-3.1-8B --max-model-len 32768';
     const blank = { command: cmd, gpu: h100, gpus: '', model: '', require_concurrency: '', require_context: '', gpu_memory: '',
-      weights: '', engine_version: '', strict: 'false', engine_log: '' };
+      weights: '', engine_version: '', strict: 'false', gpu_file: '', engine_log: '' };
+    const card = JSON.stringify({ name: 'Card', memory_bytes: '24GiB', bandwidth_bytes_per_s: 5e11 });
+    const cardFile = path.join(os.tmpdir(), `kvplan-web-check-card-${process.pid}.json`);
+    fs.writeFileSync(cardFile, card);
     const cases = [
       ['gpu_memory', { gpu_memory: '40GiB' }, ['--gpu', h100, '--gpu-memory', '40GiB'], ['--gpu', h100]],
       ['gpu_memory alone (a custom device)', { gpu: '', gpu_memory: '48GB' }, ['--gpu-memory', '48GB'], ['--gpu-memory', '24GB']],
+      ['gpu_file (pasted)', { gpu: '', gpu_file: card }, ['--gpu-file', cardFile], ['--gpu-memory', '24GB']],
       ['weights', { weights: '20GB' }, ['--gpu', h100, '--weights', '20GB'], ['--gpu', h100]],
       ['engine_version', { engine_version: '0.6.3' }, ['--gpu', h100, '--engine-version', '0.6.3'], ['--gpu', h100]],
       ['strict', { strict: 'true' }, ['--gpu', h100, '--strict'], ['--gpu', h100]],
@@ -789,6 +808,7 @@ print(json.dumps(out))`, path.join(root, 'tests/data/request_cases.json')], { en
       if (name === 'engine_log') eq(await value(page, '#check-summary [data-path="calibrated"]'), 'true', 'calibrated by the pasted log');
       if (name === 'strict') eq(await value(page, '#check-summary [data-path="strict"]'), 'true', 'strict');
     }
+    fs.unlinkSync(cardFile);
     // A bad value is the library's error.
     await setFields(page, 'check', { ...blank, weights: 'lots' });
     eq(await page.$eval('#panel-check', (e) => e.dataset.state), 'error', 'weights=lots: panel state');

@@ -277,6 +277,7 @@ const RENDER = {
     // Every plan field on the form (the static ones and those built from the table); blank = unset.
     const args = { model: v.model };
     for (const f of planFields) if (v[f.name] !== undefined && v[f.name] !== '') args[f.name] = v[f.name];
+    if (v.gpu_file) args.gpu_file = v.gpu_file;  // --gpu-file, pasted (no table field: the CLI reads a file)
     const p = call('plan', args);
     document.getElementById('fit-request').textContent = JSON.stringify(p.request, EXACT_JSON ? rawBigInts : undefined, 1);
     const h = document.getElementById('fit-headline');
@@ -436,7 +437,7 @@ const RENDER = {
     // kvplan check's options (it has no field table): each form field under its own name.
     const args = {};
     for (const k of ['command', 'gpu', 'gpus', 'model', 'require_concurrency', 'require_context', 'gpu_memory', 'weights',
-      'engine_version', 'strict', 'engine_log']) if (v[k] !== undefined && v[k] !== '') args[k] = v[k];
+      'engine_version', 'strict', 'gpu_file', 'engine_log']) if (v[k] !== undefined && v[k] !== '') args[k] = v[k];
     const r = call('check', args);
     const c = r.check;
     const h = document.getElementById('check-headline');
@@ -604,7 +605,7 @@ function fillGpuMemory() {
 }
 
 function buildRequestForms() {
-  planFields = buildForm('fit', 'plan', 'fit-fields', ['model']);
+  planFields = buildForm('fit', 'plan', 'fit-fields', ['model', 'gpu_file']);
   sizeFields = buildForm('model', 'size', 'model-fields', ['model', 'config', 'upload']);
   window.kvplanPlanFields = planFields;  // read by the browser tests
   window.kvplanSizeFields = sizeFields;

@@ -103,7 +103,7 @@ ModelSpec load(const json& a) {
 json request_of(const json& a, std::initializer_list<const char*> extra = {}) {
   json r = json::object();
   for (const auto& [k, v] : a.items()) {
-    bool skip = k == "model" || k == "config" || k == "source" || k == "assume";
+    bool skip = k == "model" || k == "config" || k == "source" || k == "assume" || k == "gpu_file";
     for (const char* e : extra) skip = skip || k == e;
     if (!skip) r[k] = v;
   }
@@ -167,11 +167,23 @@ json do_compare(const json& a) {
   return {{"tokens", tokens}, {"models", rows}};
 }
 
+// --gpu-file: the page reads no files, so the accelerator's JSON object is pasted; the CLI's
+// reader (accelerator_from_json) and size cap apply to it.
+std::optional<Accelerator> pasted_device(const json& a) {
+  const std::string text = string_field(a, "gpu_file");
+  if (text.empty()) return std::nullopt;
+  if (text.size() > kMaxGpuFileBytes)
+    throw InputError::value("--gpu-file", std::to_string(text.size()) + " bytes",
+                            "at most " + std::to_string(kMaxGpuFileBytes) + " bytes of JSON (one accelerator)");
+  return accelerator_from_json(text, "pasted --gpu-file");
+}
+
 // `kvplan plan --json`
 // The request goes through the library's one parser (plan_input_from_request, as the CLI's flags
 // and Python's keywords do) and comes back as the same echo, request_json().
 json do_plan(const json& a) {
-  const PlanInput in = plan_input_from_request(request_of(a));
+  const auto device = pasted_device(a);
+  const PlanInput in = plan_input_from_request(request_of(a), FieldNaming::keyword, device ? &*device : nullptr);
   const ModelSpec m = load(a);
   auto j = to_json(plan(m, in));
   j["assumptions"] = m.assumptions;
@@ -192,7 +204,9 @@ std::vector<std::uint64_t> token_list(const json& a, const char* key, const char
 
 // `kvplan sweep --json`
 json do_sweep(const json& a) {
-  PlanInput in = plan_input_from_request(request_of(a, {"contexts", "concurrency_list"}));
+  const auto device = pasted_device(a);
+  PlanInput in = plan_input_from_request(request_of(a, {"contexts", "concurrency_list"}), FieldNaming::keyword,
+                                         device ? &*device : nullptr);
   const auto contexts = token_list(a, "contexts", "--contexts");
   const auto concurrency = token_list(a, "concurrency_list", "--concurrency");
   in.context = contexts.front();
@@ -246,12 +260,14 @@ json do_check(const json& a) {
   const Deployment d = parse_launch_command(argv);
   CheckOptions c;
   c.gpu = string_field(a, "gpu");
-  // --gpu-memory: the named GPU's memory replaced, or alone a custom device (the CLI reads it
-  // with plan's request parser too).
-  if (const std::string mem = string_field(a, "gpu_memory"); !mem.empty()) {
-    json dev = {{"gpu_memory", mem}};
+  // --gpu-file (pasted) and --gpu-memory: a custom device, or the named GPU's memory replaced
+  // (the CLI reads them with plan's request parser too).
+  const auto pasted = pasted_device(a);
+  if (const std::string mem = string_field(a, "gpu_memory"); !mem.empty() || pasted) {
+    json dev = json::object();
+    if (!mem.empty()) dev["gpu_memory"] = mem;
     if (!c.gpu.empty()) dev["gpu"] = c.gpu;
-    c.device = plan_input_from_request(dev, FieldNaming::cli_flag).gpu;
+    c.device = plan_input_from_request(dev, FieldNaming::cli_flag, pasted ? &*pasted : nullptr).gpu;
   }
   c.strict = bool_field(a, "strict", "--strict");
   c.engine_version = string_field(a, "engine_version");
