@@ -1105,6 +1105,38 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_scale_dtype) {
   BOOST_TEST(weight_bytes(bad).total == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(compressed_tensors_pack_quantized_3_bit_fills_whole_int32_words) {
+  // pack-quantized stores 32 // num_bits values per int32 and pads each row to whole words; the
+  // asymmetric zero points are packed the same way down the output rows (compressed-tensors
+  // pack_quantized.py, compression_param_info: weight_packed [rows, ceil(cols / pack_factor)],
+  // weight_zero_point [ceil(rows / pack_factor), cols / group_size], both int32). At 3 bits that
+  // is 10 values a word (30 of 32 bits), not 32/3. By hand for Llama-3.1-8B, int3 g128 asymmetric:
+  // values: rows x ceil(cols / 10) words: cols 4,096 -> 410 words (q, k, v, o, gate, up: 38,912
+  //   rows), cols 14,336 -> 1,434 (down: 4,096 rows);
+  // scales: one bf16 per 128 values; zero points: ceil(rows / 10) x groups per row words (q, o 410
+  //   x 32; k, v 103 x 32; gate, up 1,434 x 32; down 410 x 112); weight_shape int64[2] per matrix.
+  auto qc = ct_w4a16(nullptr);
+  auto& w = qc["config_groups"]["group_0"]["weights"];
+  w["num_bits"] = 3;
+  w["symmetric"] = false;
+  constexpr u64 values = 4 * (38'912u * 410 + 4'096u * 1'434);
+  constexpr u64 scales = 218'103'808u / 128 * 2;
+  constexpr u64 zeros = 4 * (2 * 410u * 32 + 2 * 103u * 32 + 2 * 1'434u * 32 + 410u * 112);
+  constexpr u64 per_layer = values + scales + zeros + 7 * 16;
+  static_assert(per_layer == 91'400'432);
+  BOOST_TEST(weight_bytes(llama8b_with(qc)).total == 32 * per_layer + kRestBf16);  // 5,026,692,608
+  // 3/8 of a byte per value would be 5.5 % less: 32 x 81,788,928 B of values instead of 87,310,336.
+  // At 4 bits the words hold whole values (8 a word), so the rule is the bit count: the same
+  // asymmetric config at 4 bits gives half a byte per value and per zero point.
+  w["num_bits"] = 4;
+  BOOST_TEST(weight_bytes(llama8b_with(qc)).total ==
+             32 * (218'103'808u / 2 + scales + 1'703'936u / 2 + 7 * 16) + kRestBf16);
+  // The compressor packs at most 8 bits: more is an error naming the field.
+  w["num_bits"] = 16;
+  const auto bad = llama8b_with(qc);
+  BOOST_TEST(bad.params.unknown_reason.find("/quantization_config/config_groups/group_0/weights/num_bits") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(compressed_tensors_w4a16_llama_3_3_70b_matches_its_measured_size) {
   // RedHatAI's Llama-3.3-70B w4a16 ("RedHatAI/…-quantized.w4a16"): 39,525,311,232 B of tensors
   // (the same measured table). Its config.json was not found; the W4A16 preset gives int4

@@ -29,6 +29,10 @@ struct WeightQuantization {
   std::uint64_t bits = 0;
   std::uint64_t group_size = 0;
   std::uint64_t scale_bits = 0, zero_bits = 0, col_bits = 0, tensor_bytes = 0;
+  // Values packed whole into words of this many bits (word_bits / bits per word, the row padded to
+  // whole words; zero points packed the same way down the output rows): compressed-tensors'
+  // pack-quantized int32, where 3 bits take 10 values a word, not 32/3. 0: packed bit by bit.
+  std::uint64_t word_bits = 0;
   bool double_quant = false;          // bitsandbytes: absmax quantised again (8 bits + fp32 per 256 blocks)
   bool quantises_embeddings = false;  // MLX: the embedding table and the output head are quantised too
   std::string describe;               // "awq int4 g128", "gptq int4 g128 (desc_act)", ...

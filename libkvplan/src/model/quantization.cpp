@@ -195,7 +195,14 @@ void compressed_tensors(const ConfigView& c, const json& q, const std::string& p
   } else if (type != "int") {
     c.fail_at(wptr + "/type", "\"int\" or \"float\"", "\"" + type + "\"");
   }
-  if (format == "pack-quantized") wq.tensor_bytes += 16;  // weight_shape int64[2]
+  if (format == "pack-quantized") {
+    // pack_to_int32: 32 // num_bits values per int32 word, each row padded to whole words; the
+    // compressor refuses more than 8 bits (pack_quantized.py).
+    if (num_bits > 8) c.fail_at(wptr + "/num_bits", "at most 8 bits for format pack-quantized", std::to_string(num_bits));
+    wq.word_bits = 32;
+    if (strategy != "group" && strategy != "channel") wq.zero_bits = 0;  // the only zero points it saves
+    wq.tensor_bytes += 16;  // weight_shape int64[2]
+  }
   // GPTQ activation ordering "group" keeps weight_g_idx, one int32 per input column
   // (compressed-tensors initialize.py: ActivationOrdering.GROUP); "weight" and null keep none.
   if (str(w, "actorder") == "group") wq.col_bits = 32;
@@ -355,11 +362,25 @@ u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
     const u64 scales = checked_mul(ceil_div(rows, q.block_rows), ceil_div(cols, q.block_cols), "weight bytes");
     return checked_add(values, checked_add(checked_mul(scales, 4, "weight bytes"), extra, "weight bytes"), "weight bytes");
   }
-  u64 bits = checked_mul(n, q.bits, "weight bytes");
   const u64 groups = q.block_rows ? checked_mul(ceil_div(rows, q.block_rows), ceil_div(cols, q.block_cols), "weight bytes")
                      : q.group_size ? checked_mul(rows, ceil_div(cols, q.group_size), "weight bytes")
                                     : rows;
-  bits = checked_add(bits, checked_mul(groups, q.scale_bits + q.zero_bits, "weight bytes"), "weight bytes");
+  u64 bits = 0;
+  if (q.word_bits) {
+    // Whole words: the values along each row, the zero points (one per group) down each column of
+    // groups (compressed-tensors packs weight_zero_point with packed_dim 0).
+    const u64 per_word = q.word_bits / q.bits;
+    bits = checked_mul(checked_mul(rows, ceil_div(cols, per_word), "weight bytes"), q.word_bits, "weight bytes");
+    bits = checked_add(bits, checked_mul(groups, q.scale_bits, "weight bytes"), "weight bytes");
+    if (q.zero_bits) {
+      const u64 per_row = groups / rows;  // group / channel strategies: whole rows of groups
+      bits = checked_add(bits, checked_mul(checked_mul(ceil_div(rows, per_word), per_row, "weight bytes"), q.word_bits, "weight bytes"),
+                         "weight bytes");
+    }
+  } else {
+    bits = checked_mul(n, q.bits, "weight bytes");
+    bits = checked_add(bits, checked_mul(groups, q.scale_bits + q.zero_bits, "weight bytes"), "weight bytes");
+  }
   bits = checked_add(bits, checked_mul(cols, q.col_bits, "weight bytes"), "weight bytes");
   u64 bytes = checked_add(ceil_div(bits, 8), q.tensor_bytes, "weight bytes");
   if (q.double_quant) bytes = checked_add(bytes, checked_mul(ceil_div(groups, 256), 4, "weight bytes"), "weight bytes");
