@@ -980,6 +980,61 @@ BOOST_AUTO_TEST_CASE(modelopt_fp8_and_nvfp4_llama_3_1_8b_match_an_in_memory_meas
   BOOST_TEST(6'027'750'272u - nvfp4.total == 256u + 224 * 4);
 }
 
+BOOST_AUTO_TEST_CASE(modelopt_fp8_llama_3_1_8b_from_hf_quant_config_matches_its_published_rounded_size) {
+  // nvidia/Llama-3.1-8B-Instruct-FP8, a real ModelOpt FP8 export of meta-llama/Llama-3.1-8B-Instruct.
+  // Published figure, ROUNDED: its Hugging Face tree page (https://huggingface.co/nvidia/
+  // Llama-3.1-8B-Instruct-FP8/tree/main, both shards from the "update" commit 81c5f9f) lists
+  // model-00001-of-00002.safetensors "5 GB" and model-00002-of-00002.safetensors "4.08 GB"; no exact
+  // byte figure (index total_size, LFS pointer, header sums) was found anywhere, so the files are
+  // carried as an interval. Hugging Face prints 3 significant digits and drops trailing zeros ("4.9
+  // GB" on the 70B sibling's tree page); the AutoFP8 files above, exactly 4,997,853,384 and
+  // 4,083,426,816 B at their first upload (the sizes commit a52a16ac replaced), are printed "5 GB"
+  // and "4.08 GB" on that upload's tree page (neuralmagic/Meta-Llama-3-8B-Instruct-FP8, ced5609).
+  // Quantisation: the hf_quant_config.json fields TensorRT-LLM's docs quote "from the checkpoints
+  // above" (nvidia/Llama-3.1-{8B,70B,405B}-Instruct-FP8; docs/source/1.0/developer-guide/
+  // perf-benchmarking.md @ 3a69fdb): modelopt 0.23.0rc1, quant_algo FP8, kv_cache_quant_algo null.
+  // The checkpoint's own file (241 B) was not readable; the quote (180 B of JSON) names no
+  // exclude_modules, which ModelOpt 0.23.0's export writes for FP8 (["lm_head"],
+  // unified_export_hf.py @ 73d6af7), so the test prices both. Architecture: the bundled Llama-3.1-8B (the Instruct model's shapes; its
+  // own config.json, 922 B, was not readable). tests/data/quant_checkpoints/README.md cites each.
+  TempDir t;
+  write_text(t.path / "config.json", bundled_json("meta-llama/Llama-3.1-8B"));
+  const std::string quoted =
+      "tests/data/quant_checkpoints/nvidia__Llama-3.1-8B-Instruct-FP8.hf_quant_config.quoted.json";
+  fs::copy_file(test::source_path(quoted), t.path / "hf_quant_config.json");
+  const auto w = weight_bytes(load_model(t.path.string()));
+  // By hand: a byte per fp8 value, an fp32 weight_scale and an fp32 input_scale per matrix (224),
+  // bf16 embeddings, head and norms. The head is bf16 whether or not exclude_modules names it
+  // (kvplan keeps the output head in the model dtype for every method but MLX): ModelOpt's default
+  // configs disable "*lm_head*" (quantization/config.py), and a quantised head (8,555,865,864 B)
+  // would be 5.7 % below the published interval.
+  constexpr u64 by_hand = kLinear + 224 * 8 + kRestBf16;
+  static_assert(by_hand == 9'081'202'432);
+  BOOST_TEST(w.total == by_hand);
+  BOOST_TEST(w.scheme == "modelopt fp8 + bf16");
+  auto with_exclude = test::read_json(quoted);
+  with_exclude["quantization"]["exclude_modules"] = {"lm_head"};
+  write_text(t.path / "hf_quant_config.json", with_exclude.dump(4));
+  BOOST_TEST(weight_bytes(load_model(t.path.string())).total == by_hand);
+  // The published files lie in [4.995 + 4.075, 5.005 + 4.085) GB = [9.070, 9.090) GB. Their tensor
+  // bytes are that less the two files' 8-byte lengths and JSON headers: 739 entries (291 Llama
+  // tensors + weight_scale and input_scale of 224 matrices), 78,152 B for AutoFP8's same 739
+  // entries above; 1 MB bounds them here. kvplan must lie within 1 % of every point of
+  // [9.070 GB - 1 MB, 9.090 GB): +0.13 % of the low end, -0.10 % of the high end.
+  constexpr u64 lo = 4'995'000'000 + u64{4'075'000'000} - 1'000'000, hi = 5'005'000'000 + u64{4'085'000'000};
+  static_assert(lo == 9'069'000'000 && hi == 9'090'000'000);
+  static_assert(4'997'853'384 >= 4'995'000'000 && 4'997'853'384 < 5'005'000'000);  // AutoFP8 "5 GB"
+  static_assert(4'083'426'816 >= 4'075'000'000 && 4'083'426'816 < 4'085'000'000);  // AutoFP8 "4.08 GB"
+  BOOST_TEST(w.total >= lo);
+  BOOST_TEST(w.total < hi);
+  BOOST_TEST((w.total - lo) * 100 <= lo);  // within 1 % of the low end
+  BOOST_TEST((hi - w.total) * 100 <= hi);  // and of the high end, hence of every point between
+  // Even read as 2 significant digits ("5 GB" = [4.95, 5.05) GB), the interval [9.024, 9.135) GB
+  // stays within 1 %: +0.63 % and -0.59 %.
+  constexpr u64 lo2 = 4'950'000'000 + u64{4'075'000'000} - 1'000'000, hi2 = 5'050'000'000 + u64{4'085'000'000};
+  static_assert((by_hand - lo2) * 100 <= lo2 && (hi2 - by_hand) * 100 <= hi2);
+}
+
 namespace {
 // compressed-tensors' FP8_DYNAMIC and W4A16 presets (quantization/quant_scheme.py) as
 // llm-compressor writes them into quantization_config, lm_head ignored.
