@@ -702,7 +702,8 @@ BOOST_AUTO_TEST_CASE(hqq_nxcode_7b_and_llama_3_2_1b_match_their_published_sizes)
   per_column["quant_config"]["weight_quant_params"]["axis"] = 0;
   codeqwen["quantization_config"] = per_column;
   const auto nx = weight_bytes(load_model_from_json(codeqwen.dump(), "config.json"));
-  constexpr u64 kNxValues = 32 * u64{2 * 4096 * 4096 + 2 * 512 * 4096 + 3 * 13440 * 4096}, kNxCols = 32 * u64{6 * 4096 + 13440};
+  constexpr u64 kNxValues = 32 * u64{2 * 4096 * 4096 + 2 * 512 * 4096 + 3 * 13440 * 4096};
+  constexpr u64 kNxCols = 32 * u64{6 * 4096 + 13440};
   constexpr u64 nx_by_hand =
       kNxValues / 2 + kNxCols * 4 + 224 * kMeta + 2 * (2 * u64{92416} * 4096 + 65 * 4096 + 32 * 5120);
   static_assert(kNxValues == 6'492'782'592 && kNxCols == 1'216'512 && nx_by_hand == 4'766'276'704);
@@ -747,9 +748,10 @@ BOOST_AUTO_TEST_CASE(hqq_layouts_by_bits_and_axis) {
   // A 4096 x 4096 matrix, group 64, bf16 (262,144 groups of scale and zero, 4 B each), + 69 B meta.
   auto hqq = [](int nbits, int axis) {
     auto cfg = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.1-8B"));
+    const nlohmann::json params = {{"nbits", nbits}, {"group_size", 64}, {"axis", axis}};
     cfg["quantization_config"] = {{"quant_method", "hqq"},
                                   {"skip_modules", {"lm_head"}},
-                                  {"quant_config", {{"weight_quant_params", {{"nbits", nbits}, {"group_size", 64}, {"axis", axis}}}}}};
+                                  {"quant_config", {{"weight_quant_params", params}}}};
     return load_model_from_json(cfg.dump(), "config.json");
   };
   const auto m6 = hqq(6, 1);

@@ -336,8 +336,9 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     std::string pptr = ptr;
     if (auto qc = q.find("quant_config"); qc != q.end() && qc->is_object()) {
       if (!qc->contains("weight_quant_params"))
-        throw UnsupportedArchitecture::field(c.source(), c.model_type(), ptr + "/quant_config",
-                                             "an HQQ quant_config per linear layer (HqqConfig dynamic_config) is not priced");
+        throw UnsupportedArchitecture::field(
+            c.source(), c.model_type(), ptr + "/quant_config",
+            "an HQQ quant_config per linear layer (HqqConfig dynamic_config) is not priced");
       p = &(*qc)["weight_quant_params"];
       pptr = ptr + "/quant_config/weight_quant_params";
     }
@@ -363,9 +364,9 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     // int32 from hqq 0.2.0 on (commit 7cd36a7); transformers saves HQQ models with 0.2.1 or later.
     wq.tensor_bytes = 16 + 3 * 4 + 7 + 11 + 9 + (md == Dtype::bf16 ? 14 : 13);
     not_converted(c, q, ptr, {"skip_modules"}, wq);
-    wq.describe = "hqq int" + std::to_string(wq.bits) +
-                  (wq.group_size ? " g" + std::to_string(wq.group_size) : std::string(" per ") + (wq.group_axis ? "row" : "column")) +
-                  (wq.group_axis ? "" : " axis 0");
+    const std::string group = wq.group_size ? " g" + std::to_string(wq.group_size)
+                                            : std::string(wq.group_axis ? " per row" : " per column");
+    wq.describe = "hqq int" + std::to_string(wq.bits) + group + (wq.group_axis ? "" : " axis 0");
   } else {
     throw UnsupportedArchitecture::field(
         c.source(), c.model_type(), ptr + "/quant_method",
