@@ -669,17 +669,19 @@ BOOST_AUTO_TEST_CASE(mlx_quantises_embeddings_too) {
   BOOST_TEST(w.scheme == "mlx int4 g64 + bf16");
 }
 
-BOOST_AUTO_TEST_CASE(hqq_nxcode_7b_and_llama_3_2_1b_match_their_published_sizes) {
+BOOST_AUTO_TEST_CASE(hqq_brunopio_hqq_t_checkpoints_match_their_published_sizes) {
   // HQQ as transformers saves it (HqqConfig + save_pretrained; hqq's HQQLinear.state_dict with
   // encoded_state_dict): per quantised linear W_q packed along its first dimension, a scale and a
   // zero per group in the compute dtype (the torch_dtype written back), and 17 small meta tensors
   // (shape int64[2]; nbits, group_size, axis int32; packing "4bit_u8" and unpack_view_dtype
   // "torch.uint8" as uint8 strings; 9 uint8 flags; compute_dtype "torch.bfloat16") = 69 B with a
-  // bf16 model. Neither checkpoint's own config.json could be read: each test writes the
-  // quantization block transformers' HqqConfig writes (read verbatim from a published HQQ
-  // config.json, PrunaAI/HuggingFaceTB-SmolLM2-1.7B-Instruct-HQQ-4bit-smashed) into the base
-  // model's architecture, and the published figures are the Hugging Face file listing's sizes,
-  // rounded to 3 significant digits. tests/data/quant_checkpoints/README.md cites each figure.
+  // bf16 model. The published figures are the Hugging Face file listing's sizes, rounded to 3
+  // significant digits (no exact size of an HQQ checkpoint was found), carried as intervals. The
+  // first two checkpoints' own config.json could not be read: the test writes the quantization
+  // block transformers' HqqConfig writes (read verbatim from a published HQQ config.json,
+  // PrunaAI/HuggingFaceTB-SmolLM2-1.7B-Instruct-HQQ-4bit-smashed) into the base model's
+  // architecture; the third is the checkpoint's own. tests/data/quant_checkpoints/README.md cites
+  // each figure.
   const auto block = test::read_json(
       "tests/data/quant_checkpoints/PrunaAI__HuggingFaceTB-SmolLM2-1.7B-Instruct-HQQ-4bit-smashed.quantization_config.json");
   constexpr u64 kMeta = 16 + 3 * 4 + 7 + 11 + 9 + 14;
@@ -740,11 +742,30 @@ BOOST_AUTO_TEST_CASE(hqq_nxcode_7b_and_llama_3_2_1b_match_their_published_sizes)
   BOOST_TEST((l1.total > l1_lo && l1.total < l1_hi));
   BOOST_TEST((l1.total - l1_lo) * 100 < l1_lo);  // +0.74 % of the interval's low end
   BOOST_TEST((l1_hi - l1.total) * 100 < l1_hi);  // -0.20 % of its high end
-}
 
-BOOST_AUTO_TEST_CASE(hqq_layouts_by_bits_and_axis) {
-  // hqq/core/bitpack.py: 8, 6 and 5 bits are stored a byte each; 3 bits ten to an int32 along the
-  // first dimension of W_q, padded to a multiple of 10 ([n/g, g] for axis 1, [g, n/g] for axis 0).
+  // 3. brunopio/TriLM_99M_Unpacked-nbits4-GS64-Axis1-HQQ-T (SpectraSuite/TriLM_99M_Unpacked; commit
+  // 4599369): its own config.json, read from its blob page (4 bits, g64, axis 1, lm_head skipped,
+  // float16, untied); model.safetensors "130 MB" = [129.5e6, 130.5e6) B. By hand: 16 layers of
+  // q,k,v,o 512x512; gate,up 1280x512; down 512x1280 = 48,234,496 values at 4 bits + an fp16 scale
+  // and zero per 64; 112 x 68 B of meta ("torch.float16" is 13 B); fp16 embedding and head
+  // (2 x 50,304 x 512) and 33 norms of 512.
+  const auto tri = weight_bytes(load_model_from_json(
+      test::read_json("tests/data/quant_checkpoints/brunopio__TriLM_99M_Unpacked-nbits4-GS64-Axis1-HQQ-T.config.json").dump(),
+      "config.json"));
+  constexpr u64 kTriValues = 16 * u64{4 * 512 * 512 + 3 * 1280 * 512};
+  constexpr u64 tri_by_hand =
+      kTriValues / 2 + kTriValues / 64 * 4 + 112 * (kMeta - 1) + 2 * (2 * u64{50304} * 512 + 33 * 512);
+  static_assert(kTriValues == 48'234'496 && tri_by_hand == 130'195'904);
+  BOOST_TEST(tri.total == tri_by_hand);
+  BOOST_TEST(tri.scheme == "hqq int4 g64 + fp16");
+  constexpr u64 tri_lo = 129'500'000, tri_hi = 130'500'000;
+  BOOST_TEST((tri.total > tri_lo && tri.total < tri_hi));
+  BOOST_TEST((tri.total - tri_lo) * 100 < tri_lo);  // +0.54 %
+  BOOST_TEST((tri_hi - tri.total) * 100 < tri_hi);  // -0.23 %
+
+  // Layouts the checkpoints above do not reach (hqq/core/bitpack.py): 8, 6 and 5 bits are stored
+  // a byte each; 3 bits ten to an int32 along the first dimension of W_q, padded to a multiple of
+  // 10 ([n/g, g] for axis 1, [g, n/g] for axis 0).
   // A 4096 x 4096 matrix, group 64, bf16 (262,144 groups of scale and zero, 4 B each), + 69 B meta.
   auto hqq = [](int nbits, int axis) {
     auto cfg = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.1-8B"));
