@@ -13,6 +13,7 @@
 #include "kvplan/engines.h"
 #include "kvplan/gguf.h"
 #include "kvplan/weights.h"
+#include "model/quantization_internal.h"
 
 using namespace kvplan;
 using kvplan::test::EnvVar;
@@ -666,6 +667,132 @@ BOOST_AUTO_TEST_CASE(mlx_quantises_embeddings_too) {
   const u64 quantised = kLinear + 2u * 128256 * 4096;
   BOOST_TEST(w.total == quantised / 2 + quantised / 64 * 4 + 266240u * 2);  // 4,517,404,672
   BOOST_TEST(w.scheme == "mlx int4 g64 + bf16");
+}
+
+BOOST_AUTO_TEST_CASE(hqq_brunopio_hqq_t_checkpoints_match_their_published_sizes) {
+  // HQQ as transformers saves it (HqqConfig + save_pretrained; hqq's HQQLinear.state_dict with
+  // encoded_state_dict): per quantised linear W_q packed along its first dimension, a scale and a
+  // zero per group in the compute dtype (the torch_dtype written back), and 17 small meta tensors
+  // (shape int64[2]; nbits, group_size, axis int32; packing "4bit_u8" and unpack_view_dtype
+  // "torch.uint8" as uint8 strings; 9 uint8 flags; compute_dtype "torch.bfloat16") = 69 B with a
+  // bf16 model. The published figures are the Hugging Face file listing's sizes, rounded to 3
+  // significant digits (no exact size of an HQQ checkpoint was found), carried as intervals. The
+  // first two checkpoints' own config.json could not be read: the test writes the quantization
+  // block transformers' HqqConfig writes (read verbatim from a published HQQ config.json,
+  // PrunaAI/HuggingFaceTB-SmolLM2-1.7B-Instruct-HQQ-4bit-smashed) into the base model's
+  // architecture; the third is the checkpoint's own. tests/data/quant_checkpoints/README.md cites
+  // each figure.
+  const auto block = test::read_json(
+      "tests/data/quant_checkpoints/PrunaAI__HuggingFaceTB-SmolLM2-1.7B-Instruct-HQQ-4bit-smashed.quantization_config.json");
+  constexpr u64 kMeta = 16 + 3 * 4 + 7 + 11 + 9 + 14;
+  static_assert(kMeta == 69);
+
+  // 1. brunopio/Nxcode-CQ-7B-orpo-nbits4-GSNone-Axis0-HQQ-T (NTQAI/Nxcode-CQ-7B-orpo, a
+  // CodeQwen1.5-7B fine-tune; commit 4ea2c33): model.safetensors "4.77 GB" = [4.765e9, 4.775e9) B.
+  // Architecture: Qwen/CodeQwen1.5-7B-Chat's config.json, verbatim (701 B, the size of NTQAI's own
+  // config.json). Quantisation as the repository's name says: 4 bits, group_size null, axis 0,
+  // i.e. the block above with "group_size": null and "axis": 0 (what HqqConfig(nbits=4,
+  // group_size=None, axis=0) writes). A null group is a whole column with axis 0
+  // (HQQLinear.initialize: group_size = out_features), so one bf16 scale and zero per input column.
+  // By hand: 32 layers of q,o 4096x4096; k,v 512x4096; gate,up 13440x4096; down 4096x13440 =
+  // 6,492,782,592 values at 4 bits; 32 x (6 x 4096 + 13440) = 1,216,512 columns x 4 B; 224 x 69 B
+  // of meta; bf16 embedding and head (2 x 92,416 x 4,096), 65 norms of 4,096 and the q/k/v biases
+  // (32 x 5,120).
+  auto codeqwen = test::read_json("tests/data/quant_checkpoints/Qwen__CodeQwen1.5-7B-Chat.config.json");
+  auto per_column = block;
+  per_column["quant_config"]["weight_quant_params"]["group_size"] = nullptr;
+  per_column["quant_config"]["weight_quant_params"]["axis"] = 0;
+  codeqwen["quantization_config"] = per_column;
+  const auto nx = weight_bytes(load_model_from_json(codeqwen.dump(), "config.json"));
+  constexpr u64 kNxValues = 32 * u64{2 * 4096 * 4096 + 2 * 512 * 4096 + 3 * 13440 * 4096};
+  constexpr u64 kNxCols = 32 * u64{6 * 4096 + 13440};
+  constexpr u64 nx_by_hand =
+      kNxValues / 2 + kNxCols * 4 + 224 * kMeta + 2 * (2 * u64{92416} * 4096 + 65 * 4096 + 32 * 5120);
+  static_assert(kNxValues == 6'492'782'592 && kNxCols == 1'216'512 && nx_by_hand == 4'766'276'704);
+  BOOST_TEST(nx.total == nx_by_hand);
+  BOOST_TEST(nx.scheme == "hqq int4 per column axis 0 + bf16");
+  // The file adds its 8-byte length and JSON header (~4,400 entries, ~0.5 MB) and lies in the
+  // listing's interval; kvplan is within 1 % of every point of it (+0.027 % .. -0.18 %).
+  constexpr u64 nx_lo = 4'765'000'000, nx_hi = 4'775'000'000;
+  BOOST_TEST((nx.total > nx_lo && nx.total < nx_hi));
+  BOOST_TEST((nx.total - nx_lo) * 100 < nx_lo);
+  BOOST_TEST((nx_hi - nx.total) * 100 < nx_hi);
+  // Before group_size null was read as a whole column, kvplan took 64 and priced 5.17 GB (+8.2 %).
+  auto g64 = per_column;
+  g64["quant_config"]["weight_quant_params"]["group_size"] = 64;
+  codeqwen["quantization_config"] = g64;
+  BOOST_TEST(weight_bytes(load_model_from_json(codeqwen.dump(), "config.json")).total ==
+             nx_by_hand - kNxCols * 4 + kNxValues / 64 * 4);
+
+  // 2. brunopio/Llama-3.2-1B-Instruct-nbits4-GS64-Axis1-HQQ-T (commit 8315c61): model.safetensors
+  // "1.07 GB" = [1.065e9, 1.075e9) B. Architecture: the bundled meta-llama/Llama-3.2-1B-Instruct
+  // config (tied embeddings, bf16); quantisation: the verbatim block (4 bits, group 64, axis 1,
+  // lm_head skipped), as the name says. By hand: 16 layers of q,o 2048x2048; k,v 512x2048;
+  // gate,up 8192x2048; down 2048x8192 = 973,078,528 values at 4 bits + a bf16 scale and zero per
+  // 64; 112 x 69 B of meta; the bf16 embedding (128,256 x 2,048, also the head) and 33 norms.
+  auto llama = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.2-1B-Instruct"));
+  llama["quantization_config"] = block;
+  const auto l1 = weight_bytes(load_model_from_json(llama.dump(), "config.json"));
+  constexpr u64 kL1Values = 16 * u64{2 * 2048 * 2048 + 2 * 512 * 2048 + 3 * 8192 * 2048};
+  constexpr u64 l1_by_hand = kL1Values / 2 + kL1Values / 64 * 4 + 112 * kMeta + 2 * (u64{128256} * 2048 + 33 * 2048);
+  static_assert(kL1Values == 973'078'528 && l1_by_hand == 1'072'836'144);
+  BOOST_TEST(l1.total == l1_by_hand);
+  BOOST_TEST(l1.scheme == "hqq int4 g64 + bf16");
+  constexpr u64 l1_lo = 1'065'000'000, l1_hi = 1'075'000'000;
+  BOOST_TEST((l1.total > l1_lo && l1.total < l1_hi));
+  BOOST_TEST((l1.total - l1_lo) * 100 < l1_lo);  // +0.74 % of the interval's low end
+  BOOST_TEST((l1_hi - l1.total) * 100 < l1_hi);  // -0.20 % of its high end
+
+  // 3. brunopio/TriLM_99M_Unpacked-nbits4-GS64-Axis1-HQQ-T (SpectraSuite/TriLM_99M_Unpacked; commit
+  // 4599369): its own config.json, read from its blob page (4 bits, g64, axis 1, lm_head skipped,
+  // float16, untied); model.safetensors "130 MB" = [129.5e6, 130.5e6) B. By hand: 16 layers of
+  // q,k,v,o 512x512; gate,up 1280x512; down 512x1280 = 48,234,496 values at 4 bits + an fp16 scale
+  // and zero per 64; 112 x 68 B of meta ("torch.float16" is 13 B); fp16 embedding and head
+  // (2 x 50,304 x 512) and 33 norms of 512.
+  const auto tri = weight_bytes(load_model_from_json(
+      test::read_json("tests/data/quant_checkpoints/brunopio__TriLM_99M_Unpacked-nbits4-GS64-Axis1-HQQ-T.config.json").dump(),
+      "config.json"));
+  constexpr u64 kTriValues = 16 * u64{4 * 512 * 512 + 3 * 1280 * 512};
+  constexpr u64 tri_by_hand =
+      kTriValues / 2 + kTriValues / 64 * 4 + 112 * (kMeta - 1) + 2 * (2 * u64{50304} * 512 + 33 * 512);
+  static_assert(kTriValues == 48'234'496 && tri_by_hand == 130'195'904);
+  BOOST_TEST(tri.total == tri_by_hand);
+  BOOST_TEST(tri.scheme == "hqq int4 g64 + fp16");
+  constexpr u64 tri_lo = 129'500'000, tri_hi = 130'500'000;
+  BOOST_TEST((tri.total > tri_lo && tri.total < tri_hi));
+  BOOST_TEST((tri.total - tri_lo) * 100 < tri_lo);  // +0.54 %
+  BOOST_TEST((tri_hi - tri.total) * 100 < tri_hi);  // -0.23 %
+
+  // Layouts the checkpoints above do not reach (hqq/core/bitpack.py): 8, 6 and 5 bits are stored
+  // a byte each; 3 bits ten to an int32 along the first dimension of W_q, padded to a multiple of
+  // 10 ([n/g, g] for axis 1, [g, n/g] for axis 0).
+  // A 4096 x 4096 matrix, group 64, bf16 (262,144 groups of scale and zero, 4 B each), + 69 B meta.
+  auto hqq = [](int nbits, int axis) {
+    auto cfg = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.1-8B"));
+    const nlohmann::json params = {{"nbits", nbits}, {"group_size", 64}, {"axis", axis}};
+    cfg["quantization_config"] = {{"quant_method", "hqq"},
+                                  {"skip_modules", {"lm_head"}},
+                                  {"quant_config", {{"weight_quant_params", params}}}};
+    return load_model_from_json(cfg.dump(), "config.json");
+  };
+  const auto m6 = hqq(6, 1);
+  const auto& q6 = *m6.quantization;
+  BOOST_TEST(detail::quantised_matrix_bytes(q6, 4096, 4096) == 4096u * 4096 + 262144 * 4 + 69);
+  const auto m3 = hqq(3, 1);
+  // axis 1: W_q [262,144, 64] -> 26,215 rows of int32 (262,144 padded to 262,150, / 10) x 64.
+  BOOST_TEST(detail::quantised_matrix_bytes(*m3.quantization, 4096, 4096) == 26215u * 64 * 4 + 262144 * 4 + 69);
+  // axis 0: W_q [64, 262,144] -> 7 rows (64 padded to 70) x 262,144: 3.5 bits a value.
+  BOOST_TEST(detail::quantised_matrix_bytes(*hqq(3, 0).quantization, 4096, 4096) == 7u * 262144 * 4 + 262144 * 4 + 69);
+  BOOST_TEST(detail::quantised_matrix_bytes(*hqq(2, 1).quantization, 4096, 4096) == 4096u * 4096 / 4 + 262144 * 4 + 69);
+  BOOST_TEST(detail::quantised_matrix_bytes(*hqq(1, 0).quantization, 4096, 4096) == 4096u * 4096 / 8 + 262144 * 4 + 69);
+  // 7 bits is not an hqq width; a per-layer dynamic_config is not priced: both say where.
+  BOOST_TEST(hqq(7, 1).params.unknown_reason.find("/quantization_config/quant_config/weight_quant_params/nbits") !=
+             std::string::npos);
+  auto dyn = nlohmann::json::parse(bundled_json("meta-llama/Llama-3.1-8B"));
+  dyn["quantization_config"] = {{"quant_method", "hqq"},
+                                {"quant_config", {{"self_attn.q_proj", {{"weight_quant_params", {{"nbits", 4}}}}}}}};
+  BOOST_TEST(load_model_from_json(dyn.dump(), "config.json").params.unknown_reason.find("dynamic_config") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(mlx_qwen3_14b_4bit_matches_its_published_total_size) {

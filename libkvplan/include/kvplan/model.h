@@ -34,6 +34,10 @@ struct WeightQuantization {
   // pack-quantized int32, where 3 bits take 10 values a word, not 32/3. 0: packed bit by bit.
   std::uint64_t word_bits = 0;
   bool double_quant = false;          // bitsandbytes: absmax quantised again (8 bits + fp32 per 256 blocks)
+  // HQQ's `axis`: 1 = groups run along a row (the input dimension, as every grouped format), 0 =
+  // down a column (W reshaped to [group_size, -1]); decides the packed dimension and, with
+  // group_size null, the group (a whole row or a whole column).
+  std::uint64_t group_axis = 1;
   bool quantises_embeddings = false;  // MLX: the embedding table and the output head are quantised too
   std::string describe;               // "awq int4 g128", "gptq int4 g128 (desc_act)", ...
 };

@@ -30,7 +30,15 @@
 // - MLX (mlx-lm / mlx-vlm, "quantization": {bits, group_size}): packed uint32 + scales and biases in the
 //   model dtype per group; the embedding table and head are quantised too, vision and audio towers
 //   not (weights.cpp mlx_multimodal).
-// - hqq: packed W_q + fp16 scale and zero per group.
+// - hqq (transformers HqqConfig, saved by hqq's HQQLinear.state_dict with encoded_state_dict;
+//   hqq/core/quantize.py, bitpack.py, utils.py encode_safetensor_type): W reshaped to
+//   [n/g, g] (axis 1) or [g, n/g] (axis 0) and packed along its first dimension: 8, 6 and 5 bits
+//   one uint8 each ("8bit_u8"), 4 bits two a byte, 2 bits four, 1 bit eight, 3 bits ten to an
+//   int32 with the first dimension padded to a multiple of 10 ("3bit_32"); a scale and a zero per
+//   group in the compute dtype (the torch_dtype transformers writes back); group_size null = one
+//   group per row (axis 1) or per column (axis 0); per matrix the meta as tensors: shape int64[2],
+//   nbits/group_size/axis int32, packing and unpack_view_dtype and compute_dtype as uint8 strings,
+//   eight uint8 flags (hqq_matrix_bytes).
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -328,14 +336,44 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     wq.quantises_embeddings = true;
     wq.describe = "mlx int" + std::to_string(wq.bits) + " g" + std::to_string(wq.group_size);
   } else if (k == "hqq") {
+    // transformers HqqConfig.to_dict: {"quant_config": {"weight_quant_params": {nbits, group_size,
+    // axis, ...}, ...}, "skip_modules": [...]}; a dynamic_config instead keys one quant_config per
+    // linear tag ("self_attn.q_proj": {...}), which kvplan does not price.
     const json* p = &q;
-    if (q.contains("quant_config") && q["quant_config"].is_object() && q["quant_config"].contains("weight_quant_params"))
-      p = &q["quant_config"]["weight_quant_params"];
-    wq.bits = positive(c, *p, ptr, {"nbits"}, std::nullopt, 8);
-    wq.group_size = group_of(c, *p, ptr, {"group_size"}, 64);
-    wq.scale_bits = wq.zero_bits = 16;
+    std::string pptr = ptr;
+    if (auto qc = q.find("quant_config"); qc != q.end() && qc->is_object()) {
+      if (!qc->contains("weight_quant_params"))
+        throw UnsupportedArchitecture::field(
+            c.source(), c.model_type(), ptr + "/quant_config",
+            "an HQQ quant_config per linear layer (HqqConfig dynamic_config) is not priced");
+      p = &(*qc)["weight_quant_params"];
+      pptr = ptr + "/quant_config/weight_quant_params";
+    }
+    wq.bits = positive(c, *p, pptr, {"nbits"}, std::nullopt, 8);
+    if (wq.bits == 7) c.fail_at(pptr + "/nbits", "one of hqq's bit widths 8, 6, 5, 4, 3, 2, 1", "7");
+    const auto axis = integer(*p, "axis");
+    if (p->contains("axis") && !(axis && (*axis == 0 || *axis == 1)))
+      c.fail_at(pptr + "/axis", "0 or 1", (*p)["axis"].dump());
+    wq.group_axis = axis ? static_cast<u64>(*axis) : 1;  // HqqConfig's default since transformers 4.46
+    if (!axis)
+      m.params.notes.push_back("hqq quant_config names no axis: taken as 1 (HqqConfig's default); axis 0 packs 3-bit "
+                               "values and groups a null group_size differently");
+    // null: a whole row (axis 1) or a whole column (axis 0) is one group (HQQLinear.initialize).
+    wq.group_size = p->contains("group_size") && (*p)["group_size"].is_null()
+                        ? 0
+                        : positive(c, *p, pptr, {"group_size"}, std::nullopt, u64{1} << 32);
+    wq.scale_bits = wq.zero_bits = dtype_bits(md);  // scale and zero in the compute dtype
+    // The meta saved as tensors beside W_q, scale and zero: shape (int64[2]); nbits, group_size,
+    // axis (int32); the strings packing ("4bit_u8", ...) and unpack_view_dtype ("torch.uint8" /
+    // "torch.int32"), 7 + 11 B; view_as_float, quant_scale, quant_zero, offload_meta,
+    // encoded_state_dict, stores_quant_config, channel_wise, optimize, round_zero (uint8); and
+    // compute_dtype as a string ("torch.float16", 13 B; "torch.bfloat16", 14 B). The ints are
+    // int32 from hqq 0.2.0 on (commit 7cd36a7); transformers saves HQQ models with 0.2.1 or later.
+    wq.tensor_bytes = 16 + 3 * 4 + 7 + 11 + 9 + (md == Dtype::bf16 ? 14 : 13);
     not_converted(c, q, ptr, {"skip_modules"}, wq);
-    wq.describe = "hqq int" + std::to_string(wq.bits) + " g" + std::to_string(wq.group_size);
+    const std::string group = wq.group_size ? " g" + std::to_string(wq.group_size)
+                                            : std::string(wq.group_axis ? " per row" : " per column");
+    wq.describe = "hqq int" + std::to_string(wq.bits) + group + (wq.group_axis ? "" : " axis 0");
   } else {
     throw UnsupportedArchitecture::field(
         c.source(), c.model_type(), ptr + "/quant_method",
@@ -351,7 +389,25 @@ std::regex module_regex(std::string_view entry) {
   return std::regex(std::string(entry.substr(3)), std::regex::ECMAScript);
 }
 
+namespace {
+// One HQQLinear as transformers saves it (the hqq layout at the top of this file).
+u64 hqq_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
+  const u64 n = checked_mul(rows, cols, "weight bytes");
+  const u64 g = q.group_size ? q.group_size : (q.group_axis ? cols : rows);
+  const u64 groups = ceil_div(n, g);
+  // W_q is [first, second]: the packed dimension first (groups for axis 1, the group for axis 0).
+  const u64 first = q.group_axis ? groups : g, second = q.group_axis ? g : groups;
+  u64 wq = 0;
+  if (q.bits >= 5) wq = n;  // 8bit_u8: one value a byte (6 and 5 bits too)
+  else if (q.bits == 3) wq = checked_mul(checked_mul(ceil_div(first, 10), second, "weight bytes"), 4, "weight bytes");
+  else wq = checked_mul(ceil_div(first, 8 / q.bits), second, "weight bytes");
+  const u64 meta = checked_mul(groups, (q.scale_bits + q.zero_bits) / 8, "weight bytes");
+  return checked_add(checked_add(wq, meta, "weight bytes"), q.tensor_bytes, "weight bytes");
+}
+}  // namespace
+
 u64 quantised_matrix_bytes(const WeightQuantization& q, u64 rows, u64 cols) {
+  if (q.method == "hqq") return hqq_matrix_bytes(q, rows, cols);
   const u64 n = checked_mul(rows, cols, "weight bytes");
   if (q.bits == 0) {
     // An element dtype, with fp8's block (or per-tensor) fp32 scales.
