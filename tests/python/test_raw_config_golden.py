@@ -41,7 +41,8 @@ def kv_bytes_per_token(cfg, elem=2):
     n = t.get("num_hidden_layers", t.get("n_layer"))
     heads = t.get("num_attention_heads", t.get("n_head"))
     hidden = t.get("hidden_size", t.get("n_embd"))
-    if mt.startswith("deepseek"):  # MLA: one latent (kv_lora_rank) + the shared RoPE key per token
+    if mt.startswith("deepseek") or mt == "kimi_k2":  # MLA (kimi_k2 is DeepseekV3ForCausalLM): one latent
+        # (kv_lora_rank) + the shared RoPE key per token
         row = t["kv_lora_rank"] + t["qk_rope_head_dim"] + t.get("index_head_dim", 0)
         return n * row * elem
     if mt == "glm_moe_dsa":  # MLA + DSA indexer key; a "shared" indexer layer reuses an earlier top-k
