@@ -176,16 +176,17 @@ BOOST_AUTO_TEST_CASE(cache_beats_catalog_and_catalog_still_works) {
 BOOST_AUTO_TEST_CASE(unknown_model_lists_where_it_looked) {
   TempDir t;
   EnvVar a("HF_HUB_CACHE", t.path.c_str());
+  // The model's pre-rename name (the Hub redirects it; the catalog holds the current id).
   BOOST_CHECK_EXCEPTION(
-      load_model("meta-llama/Llama-3.1-8B-Instruct"), InputError,
-      HasMessage({"unknown model \"meta-llama/Llama-3.1-8B-Instruct\"", "looked in",
-                  (t.path / "models--meta-llama--Llama-3.1-8B-Instruct").string(), "bundled catalog",
-                  "`huggingface-cli download meta-llama/Llama-3.1-8B-Instruct config.json` fetches its config",
-                  "did you mean meta-llama/Llama-3.1-8B"}));
-  // Same family and size first: Qwen3-32B -> a Qwen3 model; Llama-3.1-8B-Instruct -> the 8B.
-  auto s = suggest_models("meta-llama/Llama-3.1-8B-Instruct");
+      load_model("meta-llama/Meta-Llama-3.1-8B-Instruct"), InputError,
+      HasMessage({"unknown model \"meta-llama/Meta-Llama-3.1-8B-Instruct\"", "looked in",
+                  (t.path / "models--meta-llama--Meta-Llama-3.1-8B-Instruct").string(), "bundled catalog",
+                  "`huggingface-cli download meta-llama/Meta-Llama-3.1-8B-Instruct config.json` fetches its config",
+                  "did you mean meta-llama/Llama-3.1-8B-Instruct"}));
+  // Same family and size first: Qwen3-32B -> a Qwen3 model; Meta-Llama-3.1-8B-Instruct -> the 8B.
+  auto s = suggest_models("meta-llama/Meta-Llama-3.1-8B-Instruct");
   BOOST_REQUIRE(!s.empty());
-  BOOST_TEST(s[0] == "meta-llama/Llama-3.1-8B");
+  BOOST_TEST(s[0] == "meta-llama/Llama-3.1-8B-Instruct");
   // "-vl" is part of the family: the text model Qwen3-8B comes before Qwen3-VL-8B-Instruct, which
   // is nearer by edit distance; a VL query still finds the VL model.
   auto q = suggest_models("Qwen/Qwen3-8B-Instruct");

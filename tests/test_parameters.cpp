@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(published_figures_of_other_bundled_models) {
       {"Qwen/Qwen3-8B", 8.2e9, 0.01},                        // 8.2B
       {"bigcode/starcoder2-7b", 7.17e9, 0.01},               // 7.17B (tied head)
       {"bigcode/gpt_bigcode-santacoder", 1.1e9, 0.03},       // "1.1B"
-      {"ramdhanfirdaus/falcon-7b-finetuned-aings-instructed-delimiter-2", 6.92e9, 0.001},  // falcon-7b 6.92B
+      {"tiiuae/falcon-7b", 6.92e9, 0.001},                   // 6.92B on the HF page
       {"huihui-ai/c4ai-command-r7b-12-2024-abliterated", 8.03e9, 0.001},  // HF page 8.03B ("7B")
       {"ArthurZ/mamba-2.8b", 2.768e9, 0.001},                // 2,768,345,600
       {"LiquidAI/LFM2-700M", 742.5e6, 0.001},                // 742M

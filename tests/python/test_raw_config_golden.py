@@ -67,7 +67,7 @@ def kv_bytes_per_token(cfg, elem=2):
     kv = t.get("num_key_value_heads") or t.get("n_head_kv") or heads
     if mt == "gpt_bigcode":
         kv = 1 if t.get("multi_query") else heads
-    if mt == "falcon":  # FalconConfig: new_decoder_architecture uses num_kv_heads, else multi_query -> 1
+    if mt in ("falcon", "RefinedWebModel"):  # new_decoder_architecture: num_kv_heads; else multi_query -> 1
         kv = t["num_kv_heads"] if t.get("new_decoder_architecture") else (1 if t.get("multi_query") else heads)
     hd = t.get("head_dim") or t.get("attention_head_dim") or hidden // heads
     total = 0
