@@ -1492,6 +1492,70 @@ BOOST_AUTO_TEST_CASE(compressed_tensors_fp8_static_tinyllama_matches_its_publish
   BOOST_TEST((file - w.total) * 10'000 < file);
 }
 
+BOOST_AUTO_TEST_CASE(modelopt_kv_cache_quant_algo_sets_the_engines_auto_kv_dtype) {
+  // nvidia/Llama-3.1-70B-Instruct-FP8's config.json and hf_quant_config.json, verbatim
+  // (tests/data/quant_checkpoints/README.md): kv_cache_quant_algo "FP8". With --kv-cache-dtype auto
+  // vLLM 0.14+ (resolve_kv_cache_dtype_string), SGLang (configure_kv_cache_dtype) and TensorRT-LLM
+  // (ModelLoader._update_from_hf_quant_config) store that cache in fp8. By hand, tp 4: 80 layers x
+  // 2 KV heads per rank x 128 x (K + V) = 40,960 values a token, a byte each in fp8, two in bf16.
+  const ModelSpec m = load_model(test::source_path("tests/data/quant_checkpoints/nvidia__Llama-3.1-70B-Instruct-FP8"));
+  BOOST_TEST(m.kv_cache_quant_algo == "FP8");
+  constexpr u64 fp8_token = 80 * 2 * 128 * 2, bf16_token = 2 * fp8_token;
+  static_assert(fp8_token == 40'960);
+  auto has = [](const std::vector<std::string>& notes, const std::string& part) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  };
+  VllmOptions v;
+  v.tensor_parallel_size = 4;
+  v.available_kv_bytes = u64{20} << 30;
+  const auto va = vllm_profile(m, v);
+  BOOST_TEST(va.bytes_per_token == fp8_token);
+  BOOST_TEST(has(va.notes, "kv_cache_quant_algo FP8 makes the cache fp8_e4m3"));
+  v.kv_cache_dtype = "bf16";  // an explicit dtype overrides the checkpoint
+  BOOST_TEST(vllm_profile(m, v).bytes_per_token == bf16_token);
+  v.kv_cache_dtype = "auto";
+  v.auto_kv_follows_checkpoint = false;  // vLLM before 0.14: the model dtype, said
+  const auto old = vllm_profile(m, v);
+  BOOST_TEST(old.bytes_per_token == bf16_token);
+  BOOST_TEST(has(old.notes, "before 0.14"));
+  BOOST_TEST(!vllm_auto_kv_follows_checkpoint("0.13.0"));
+  BOOST_TEST(!vllm_auto_kv_follows_checkpoint("0.10.1"));
+  BOOST_TEST(vllm_auto_kv_follows_checkpoint("0.14"));
+  BOOST_TEST(vllm_auto_kv_follows_checkpoint("v0.21.1"));
+  BOOST_TEST(vllm_auto_kv_follows_checkpoint("latest"));
+  BOOST_CHECK_THROW(vllm_auto_kv_follows_checkpoint("fourteen"), InputError);
+  SglangOptions g;
+  g.tp_size = 4;
+  g.rest_bytes = u64{20} << 30;
+  BOOST_TEST(sglang_profile(m, g).cell_size == fp8_token);
+  TrtllmOptions t;
+  t.tp_size = 4;
+  t.kv_memory_bytes = u64{20} << 30;
+  BOOST_TEST(trtllm_profile(m, t).bytes_per_token == fp8_token);
+  // "NVFP4": TensorRT-LLM takes it (16 e2m1 values + one fp8 scale: 72 B a 128-wide head row);
+  // vLLM's and SGLang's auto do not (the model dtype, with a note).
+  ModelSpec nv = m;
+  nv.kv_cache_quant_algo = "NVFP4";
+  BOOST_TEST(trtllm_profile(nv, t).bytes_per_token == 80u * 2 * 2 * 72);
+  v.auto_kv_follows_checkpoint = true;
+  const auto vn = vllm_profile(nv, v);
+  BOOST_TEST(vn.bytes_per_token == bf16_token);
+  BOOST_TEST(has(vn.notes, "does not take"));
+  BOOST_TEST(sglang_profile(nv, g).cell_size == bf16_token);
+  // kvplan check reads the version: an older vLLM's pool holds half the tokens of the same memory.
+  CheckOptions c;
+  c.gpu = "H100";
+  const Deployment d = parse_launch_command({"vllm", "serve", test::source_path("tests/data/quant_checkpoints/nvidia__Llama-3.1-70B-Instruct-FP8"),
+                                             "--tensor-parallel-size", "4", "--max-model-len", "8192"});
+  const CheckResult now = check_deployment(d, c);
+  c.engine_version = "0.10.1";
+  const CheckResult before = check_deployment(d, c);
+  BOOST_TEST(now.kv_cache_tokens > 0u);
+  BOOST_TEST(before.kv_cache_tokens < now.kv_cache_tokens);
+  BOOST_TEST(has(now.notes, "makes the cache fp8_e4m3"));
+  BOOST_TEST(has(before.notes, "before 0.14"));
+}
+
 BOOST_AUTO_TEST_CASE(unknown_quant_method_is_an_error) {
   // A weight-only field never blocks the cache answer (issue 12): the model loads, and the error
   // is kept for where the weights are needed (weight_bytes().unknown; plan/sweep/check refuse).

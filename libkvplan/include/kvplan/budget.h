@@ -61,6 +61,9 @@ enum class VllmBudgetVersion {
 // "0.6.3" -> v0 (before 0.8, V0 was the default), "0.10.1" -> v1, "0.21" / "latest" / "" -> v1_graphs.
 VllmBudgetVersion parse_vllm_version(std::string_view text);
 std::string_view vllm_version_name(VllmBudgetVersion v);
+// Whether that vLLM's --kv-cache-dtype auto takes a ModelOpt checkpoint's kv_cache_quant_algo
+// (0.14 and later, "latest" and "": PR #30785, merged December 2025; VllmOptions).
+bool vllm_auto_kv_follows_checkpoint(std::string_view text);
 
 struct BudgetInput {
   EngineKind engine = EngineKind::vllm;

@@ -23,6 +23,14 @@ enum class EngineKind { vllm, llamacpp, sglang, trtllm };
 EngineKind parse_engine(std::string_view name);
 std::string_view engine_name(EngineKind e);
 
+// An "auto" KV cache on a ModelOpt checkpoint that names kv_cache_quant_algo
+// (ModelSpec::kv_cache_quant_algo): vLLM 0.14 and later (resolve_kv_cache_dtype_string) and
+// SGLang (configure_kv_cache_dtype) take "FP8" as fp8_e4m3, TensorRT-LLM (ModelLoader
+// _update_from_hf_quant_config) "FP8" and "NVFP4"; any other value leaves the model dtype, as the
+// engines do. nullopt: the model dtype. `note`, when given, says which applied (empty when the
+// checkpoint names none).
+std::optional<Dtype> checkpoint_kv_cache_dtype(const ModelSpec& m, EngineKind engine, std::string* note = nullptr);
+
 // ---------------------------------------------------------------------------------------------
 // vLLM (v1)
 // ---------------------------------------------------------------------------------------------
@@ -30,6 +38,9 @@ struct VllmOptions {
   std::uint64_t max_model_len = 0;             // 0: the model's max_position_embeddings
   std::optional<std::uint64_t> block_size;     // --block-size; unset: 16, or the MLA backend's size
   std::string kv_cache_dtype = "auto";         // auto, fp8, fp8_e4m3, fp8_e5m2, fp8_ds_mla, nvfp4, bf16, fp16, fp32
+  // "auto" follows the checkpoint's kv_cache_quant_algo (vLLM 0.14 and later, PR #30785);
+  // kvplan check turns it off for an older --engine-version (the model dtype: more bytes a token).
+  bool auto_kv_follows_checkpoint = true;
   std::uint64_t tensor_parallel_size = 1;
   std::uint64_t pipeline_parallel_size = 1;
   std::uint64_t max_num_batched_tokens = 8192;

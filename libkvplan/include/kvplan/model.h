@@ -79,6 +79,10 @@ struct ModelSpec {
   std::vector<LayerSpec> layers;
   ParameterCounts params;
   std::optional<WeightQuantization> quantization;
+  // The KV cache format a ModelOpt checkpoint was calibrated for (its kv_cache_quant_algo,
+  // upper-cased: "FP8", "NVFP4"; "" when it names none). Engines whose "auto" cache dtype follows
+  // it read it through checkpoint_kv_cache_dtype() (engines.h).
+  std::string kv_cache_quant_algo;
   // Exact weight bytes from the checkpoint's own headers (safetensors, GGUF), when present:
   // weight_bytes() prefers them to the config rule.
   std::optional<CheckpointWeights> checkpoint_weights;

@@ -469,6 +469,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       // The command's flags as vLLM reads them (read_vllm_launch; kvplan simulate reads the same).
       const VllmLaunch launch = vllm_launch(f, m, acc);
       VllmOptions v = launch.options;
+      v.auto_kv_follows_checkpoint = vllm_auto_kv_follows_checkpoint(o.engine_version);
       tp = v.tensor_parallel_size;
       pp = v.pipeline_parallel_size;
       dp = launch.data_parallel_size;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
@@ -46,9 +47,9 @@ BudgetTerm* EngineBudget::find(std::string_view name) {
   return nullptr;
 }
 
-VllmBudgetVersion parse_vllm_version(std::string_view text) {
-  if (text.empty() || text == "latest") return VllmBudgetVersion::v1_graphs;
-  if (text == "v0" || text == "V0") return VllmBudgetVersion::v0;
+namespace {
+// "0.10.1" / "v0.21" -> {major, minor}; InputError for anything else.
+std::pair<unsigned, unsigned> vllm_major_minor(std::string_view text) {
   std::string s(text);
   if (!s.empty() && (s[0] == 'v' || s[0] == 'V')) s.erase(0, 1);
   unsigned major = 0, minor = 0;
@@ -56,9 +57,24 @@ VllmBudgetVersion parse_vllm_version(std::string_view text) {
   std::istringstream in(s);
   if (!(in >> major >> dot >> minor) || dot != '.')
     throw InputError::value("--engine-version", text, "a vLLM version such as 0.10.1, 0.21 or latest");
+  return {major, minor};
+}
+}  // namespace
+
+VllmBudgetVersion parse_vllm_version(std::string_view text) {
+  if (text.empty() || text == "latest") return VllmBudgetVersion::v1_graphs;
+  if (text == "v0" || text == "V0") return VllmBudgetVersion::v0;
+  const auto [major, minor] = vllm_major_minor(text);
   if (major > 0 || minor >= 21) return VllmBudgetVersion::v1_graphs;
   if (minor >= 8) return VllmBudgetVersion::v1;
   return VllmBudgetVersion::v0;
+}
+
+bool vllm_auto_kv_follows_checkpoint(std::string_view text) {
+  if (text.empty() || text == "latest") return true;
+  if (text == "v0" || text == "V0") return false;
+  const auto [major, minor] = vllm_major_minor(text);
+  return major > 0 || minor >= 14;
 }
 
 std::string_view vllm_version_name(VllmBudgetVersion v) {

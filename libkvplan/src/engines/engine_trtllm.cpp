@@ -35,7 +35,12 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
   if (!(o.free_gpu_memory_fraction > 0 && o.free_gpu_memory_fraction <= 1))
     throw InputError::value("free_gpu_memory_fraction", format_fixed(o.free_gpu_memory_fraction, 3), "a fraction in (0, 1]");
   const std::uint64_t tp = o.enable_attention_dp ? 1 : o.tp_size;
-  const Dtype kvd = trt_kv_dtype(m, o.kv_cache_dtype);
+  Dtype kvd = trt_kv_dtype(m, o.kv_cache_dtype);
+  if (o.kv_cache_dtype == "auto") {
+    std::string note;
+    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::trtllm, &note)) kvd = *ck;
+    if (!note.empty()) r.notes.push_back(note);
+  }
   r.max_seq_len = o.max_seq_len ? o.max_seq_len : m.dims.max_position_embeddings;
   if (r.max_seq_len == 0) throw InputError::value("--max_seq_len", "0", "a positive length");
   if (!o.max_seq_len)  // the engine's own default length, stated (docs/cli.md "Default length")

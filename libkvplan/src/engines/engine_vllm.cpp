@@ -146,7 +146,15 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
     r.notes.push_back("DeepSeek-V3.2 (sparse MLA): kv_cache_dtype auto means fp8_ds_mla (656 B per token per layer)");
   }
   bool ds_mla = false;
-  const Dtype kvd = vllm_kv_dtype(m, kv_dtype_name, ds_mla);
+  Dtype kvd = vllm_kv_dtype(m, kv_dtype_name, ds_mla);
+  if (kv_dtype_name == "auto" && o.auto_kv_follows_checkpoint) {
+    std::string note;
+    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::vllm, &note)) kvd = *ck;
+    if (!note.empty()) r.notes.push_back(note);
+  } else if (kv_dtype_name == "auto" && !m.kv_cache_quant_algo.empty()) {
+    r.notes.push_back("the checkpoint names kv_cache_quant_algo " + m.kv_cache_quant_algo +
+                      ", which vLLM before 0.14 does not follow: the model dtype");
+  }
   if (ds_mla && !has_mla) throw InputError::value("--kv-cache-dtype", "fp8_ds_mla", "an MLA model for fp8_ds_mla");
 
   // Block size: 16 on CUDA unless set; MLA backends impose their own.

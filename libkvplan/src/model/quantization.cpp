@@ -310,6 +310,13 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     compressed_tensors(c, q, ptr, md, wq);
   } else if (k == "modelopt") {
     const json& inner = q.contains("quantization") && q["quantization"].is_object() ? q["quantization"] : q;
+    // A cache fact, read before the weight format can fail: vLLM, SGLang and TensorRT-LLM size an
+    // "auto" KV cache by it (checkpoint_kv_cache_dtype).
+    for (const json* o : {&inner, &q})
+      if (auto kv = o->find("kv_cache_quant_algo"); m.kv_cache_quant_algo.empty() && kv != o->end() && kv->is_string()) {
+        m.kv_cache_quant_algo = kv->get<std::string>();
+        for (auto& ch : m.kv_cache_quant_algo) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      }
     const std::string algo = str(inner, "quant_algo");
     if (algo == "FP8") {
       wq.dtype = Dtype::fp8_e4m3;
