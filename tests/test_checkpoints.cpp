@@ -1500,6 +1500,10 @@ BOOST_AUTO_TEST_CASE(modelopt_kv_cache_quant_algo_sets_the_engines_auto_kv_dtype
   // 2 KV heads per rank x 128 x (K + V) = 40,960 values a token, a byte each in fp8, two in bf16.
   const ModelSpec m = load_model(test::source_path("tests/data/quant_checkpoints/nvidia__Llama-3.1-70B-Instruct-FP8"));
   BOOST_TEST(m.kv_cache_quant_algo == "FP8");
+  // kvplan size / inspect keep "auto" = the model dtype, and say what the engines do instead.
+  BOOST_TEST(std::any_of(m.assumptions.begin(), m.assumptions.end(),
+                         [](const std::string& a) { return a.find("kv_cache_quant_algo FP8") != std::string::npos; }));
+  BOOST_TEST(cache_size(m, Workload{}).total_bytes == 4096u * 80 * 8 * 128 * 2 * 2);
   constexpr u64 fp8_token = 80 * 2 * 128 * 2, bf16_token = 2 * fp8_token;
   static_assert(fp8_token == 40'960);
   auto has = [](const std::vector<std::string>& notes, const std::string& part) {

@@ -316,6 +316,10 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
       if (auto kv = o->find("kv_cache_quant_algo"); m.kv_cache_quant_algo.empty() && kv != o->end() && kv->is_string()) {
         m.kv_cache_quant_algo = kv->get<std::string>();
         for (auto& ch : m.kv_cache_quant_algo) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        m.assumptions.push_back("the checkpoint names kv_cache_quant_algo " + m.kv_cache_quant_algo +
+                                ": an auto KV cache is the model dtype here (--kv-dtype auto), while vLLM 0.14+, "
+                                "SGLang and TensorRT-LLM store theirs in that format (kvplan engine / check follow "
+                                "them; --kv-dtype sizes it)");
       }
     const std::string algo = str(inner, "quant_algo");
     if (algo == "FP8") {
