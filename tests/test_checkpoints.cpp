@@ -1560,6 +1560,28 @@ BOOST_AUTO_TEST_CASE(modelopt_kv_cache_quant_algo_sets_the_engines_auto_kv_dtype
   BOOST_TEST(has(before.notes, "before 0.14"));
 }
 
+BOOST_AUTO_TEST_CASE(fbgemm_fp8_per_row_scale_by_hand) {
+  // No fbgemm_fp8 checkpoint with a citable size was found (tests/data/quant_checkpoints/README.md);
+  // this pins the rule to what the writer saves. transformers' FbgemmFp8Linear holds an fp8
+  // `weight` and an fp32 `weight_scale` of shape [out_features, 1] (quantize_fp8_per_row); its
+  // `input_scale_ub` is a non-persistent buffer (not saved); vLLM's FBGEMMFp8LinearMethod creates
+  // the same two tensors per layer. The quantization_config is the one transformers'
+  // FbgemmFp8Config writes (activation_scale_ub 1200.0, the default; modules_to_not_convert).
+  // Llama-3.1-8B by hand: a byte per quantisable value, 4 B per output row (32 layers x 43,008
+  // rows: q 4,096 + k 1,024 + v 1,024 + o 4,096 + gate 14,336 + up 14,336 + down 4,096), the
+  // embedding, head and norms in bf16.
+  const nlohmann::json qc = {{"quant_method", "fbgemm_fp8"}, {"activation_scale_ub", 1200.0}, {"modules_to_not_convert", {"lm_head"}}};
+  const auto w = weight_bytes(llama8b_with(qc));
+  BOOST_TEST(w.total == kLinear + 4u * 32 * 43008 + kRestBf16);  // 9,086,705,664
+  BOOST_TEST(w.scheme == "fbgemm fp8 per-channel + bf16");
+  // A module named in modules_to_not_convert by its full name stays in the model dtype: with
+  // "model.layers.0.self_attn", layer 0's four attention projections, (2 x 4,096 + 2 x 1,024) x
+  // 4,096 values, at 2 B with no scale.
+  const nlohmann::json l0 = {{"quant_method", "fbgemm_fp8"}, {"modules_to_not_convert", {"lm_head", "model.layers.0.self_attn"}}};
+  constexpr u64 attn_values = u64{2 * 4096 + 2 * 1024} * 4096, attn_rows = 2 * 4096 + 2 * 1024;
+  BOOST_TEST(weight_bytes(llama8b_with(l0)).total == kLinear + attn_values + 4u * (32 * 43008 - attn_rows) + kRestBf16);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_quant_method_is_an_error) {
   // A weight-only field never blocks the cache answer (issue 12): the model loads, and the error
   // is kept for where the weights are needed (weight_bytes().unknown; plan/sweep/check refuse).
