@@ -1580,6 +1580,17 @@ BOOST_AUTO_TEST_CASE(fbgemm_fp8_per_row_scale_by_hand) {
   const nlohmann::json l0 = {{"quant_method", "fbgemm_fp8"}, {"modules_to_not_convert", {"lm_head", "model.layers.0.self_attn"}}};
   constexpr u64 attn_values = u64{2 * 4096 + 2 * 1024} * 4096, attn_rows = 2 * 4096 + 2 * 1024;
   BOOST_TEST(weight_bytes(llama8b_with(l0)).total == kLinear + attn_values + 4u * (32 * 43008 - attn_rows) + kRestBf16);
+  // A short name covers that module at any depth, as transformers' writers match it ("key." in
+  // the name, or the name ending in key): "self_attn" keeps all 32 layers' projections in bf16.
+  // It was ignored (every projection priced in fp8, 1.34 GB under what the writer saves).
+  const nlohmann::json short_name = {{"quant_method", "fbgemm_fp8"}, {"modules_to_not_convert", {"lm_head", "self_attn"}}};
+  BOOST_TEST(weight_bytes(llama8b_with(short_name)).total ==
+             kLinear + 32 * attn_values + 4u * 32 * (43008 - attn_rows) + kRestBf16);
+  const nlohmann::json q_only = {{"quant_method", "fbgemm_fp8"}, {"modules_to_not_convert", {"q_proj"}}};
+  BOOST_TEST(weight_bytes(llama8b_with(q_only)).total == kLinear + 32u * 4096 * 4096 + 4u * 32 * (43008 - 4096) + kRestBf16);
+  // Matched at name boundaries: "gate" (a MoE router's name) is not "gate_proj".
+  const nlohmann::json gate = {{"quant_method", "fbgemm_fp8"}, {"modules_to_not_convert", {"gate"}}};
+  BOOST_TEST(weight_bytes(llama8b_with(gate)).total == w.total);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_quant_method_is_an_error) {

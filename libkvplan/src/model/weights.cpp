@@ -23,12 +23,23 @@ namespace {
 using u64 = std::uint64_t;
 
 // quantization_config's modules_to_not_convert: a module name (with "*" for any index, as the
-// inventory writes it) covers every tensor under it.
+// inventory writes it) covers every tensor under it. A name that is not a full path ("self_attn",
+// "vision_tower", "q_proj") covers every module of that name at any depth, as transformers'
+// writers match them (bitsandbytes `key + "." in name or key == name`, should_convert_module's
+// `name.endswith(key)`): matched at name boundaries, so "gate" is the router, not "gate_proj".
 bool not_converted(const WeightQuantization& q, const std::string& tensor) {
+  const std::string dotted = "." + tensor + ".";
   for (const auto& mod : q.modules_not_converted) {
-    if (detail::is_module_regex(mod)) continue;  // ModuleRegexes
-    if (tensor.size() < mod.size() || tensor.compare(0, mod.size(), mod) != 0) continue;
-    if (tensor.size() == mod.size() || tensor[mod.size()] == '.' || mod.back() == '.') return true;
+    if (detail::is_module_regex(mod) || mod.empty()) continue;  // ModuleRegexes
+    if (tensor.size() >= mod.size() && tensor.compare(0, mod.size(), mod) == 0 &&
+        (tensor.size() == mod.size() || tensor[mod.size()] == '.' || mod.back() == '.'))
+      return true;
+    // A layer-indexed name ("model.layers.0.mlp") binds its layer (excluded_copies), never all.
+    if (std::any_of(mod.begin(), mod.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }) &&
+        mod.find('.') != std::string::npos)
+      continue;
+    const std::string inner = (mod.front() == '.' ? "" : ".") + mod + (mod.back() == '.' ? "" : ".");
+    if (dotted.find(inner) != std::string::npos) return true;
   }
   return false;
 }
