@@ -10,6 +10,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // ASCII lower case (names, ids, flags: never locale-dependent).
 std::string ascii_lower(std::string_view s);
+std::string ascii_upper(std::string_view s);
 // `s` without leading and trailing whitespace.
 std::string trim_space(std::string_view s);
 // `s` padded with spaces to `width` columns (on the left when `right`), for aligned text tables.

@@ -154,8 +154,7 @@ std::string gpu_from_product_label(const std::string& label, std::string_view wh
       {"H100-80GB-HBM3", "H100-SXM-80GB"}, {"H100-PCIE", "H100-PCIe-80GB"},    {"A100-PCIE-40GB", "A100-40GB"},
       {"A100-80GB-PCIE", "A100-80GB"},      {"A100-PCIE-80GB", "A100-80GB"},    {"H200-NVL", "H200-NVL-141GB"},
       {"GH200-480GB", "GH200-96GB"},        {"B200", "B200-180GB"}};
-  std::string upper = s;
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string upper = ascii_upper(s);
   if (auto it = extra.find(upper); it != extra.end()) return it->second;
   try {
     return find_accelerator(s).name;

@@ -199,8 +199,7 @@ MemoryBand other_processes_band(const Accelerator& a) {
 }
 
 bool is_blackwell(const Accelerator& gpu) {
-  std::string n = gpu.name;  // case-insensitive: a custom device (--gpu-file) may spell it "b200"
-  for (auto& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string n = ascii_upper(gpu.name);  // case-insensitive: a custom device (--gpu-file) may spell it "b200"
   return n.find("B200") != std::string::npos || n.find("B100") != std::string::npos || n.find("B300") != std::string::npos;
 }
 

@@ -48,6 +48,7 @@
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/gguf.h"
+#include "kvplan/text.h"
 #include "model/quantization_internal.h"
 
 namespace kvplan::detail {
@@ -314,8 +315,7 @@ void read_weight_quantization(const ConfigView& c, const json& q, const std::str
     // "auto" KV cache by it (checkpoint_kv_cache_dtype).
     for (const json* o : {&inner, &q})
       if (auto kv = o->find("kv_cache_quant_algo"); m.kv_cache_quant_algo.empty() && kv != o->end() && kv->is_string()) {
-        m.kv_cache_quant_algo = kv->get<std::string>();
-        for (auto& ch : m.kv_cache_quant_algo) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        m.kv_cache_quant_algo = ascii_upper(kv->get<std::string>());
         m.assumptions.push_back("the checkpoint names kv_cache_quant_algo " + m.kv_cache_quant_algo +
                                 ": an auto KV cache is the model dtype here (--kv-dtype auto), while vLLM 0.14+, "
                                 "SGLang and TensorRT-LLM store theirs in that format (kvplan engine / check follow "

@@ -27,6 +27,12 @@ std::string ascii_lower(std::string_view s) {
   return r;
 }
 
+std::string ascii_upper(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return r;
+}
+
 std::string trim_space(std::string_view s) {
   std::size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
