@@ -27,9 +27,10 @@ std::string_view engine_name(EngineKind e);
 // (ModelSpec::kv_cache_quant_algo): vLLM 0.14 and later (resolve_kv_cache_dtype_string) and
 // SGLang (configure_kv_cache_dtype) take "FP8" as fp8_e4m3, TensorRT-LLM (ModelLoader
 // _update_from_hf_quant_config) "FP8" and "NVFP4"; any other value leaves the model dtype, as the
-// engines do. nullopt: the model dtype. `note`, when given, says which applied (empty when the
-// checkpoint names none).
-std::optional<Dtype> checkpoint_kv_cache_dtype(const ModelSpec& m, EngineKind engine, std::string* note = nullptr);
+// engines do. nullopt: the model dtype. `notes`, when given, gets a line saying which applied
+// (nothing when the checkpoint names none).
+std::optional<Dtype> checkpoint_kv_cache_dtype(const ModelSpec& m, EngineKind engine,
+                                               std::vector<std::string>* notes = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // vLLM (v1)

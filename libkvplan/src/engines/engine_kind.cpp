@@ -28,19 +28,18 @@ std::string_view engine_name(EngineKind e) {
   return "";
 }
 
-std::optional<Dtype> checkpoint_kv_cache_dtype(const ModelSpec& m, EngineKind engine, std::string* note) {
+std::optional<Dtype> checkpoint_kv_cache_dtype(const ModelSpec& m, EngineKind engine, std::vector<std::string>* notes) {
   const std::string& algo = m.kv_cache_quant_algo;
-  if (note) note->clear();
   if (algo.empty() || engine == EngineKind::llamacpp) return std::nullopt;
   std::optional<Dtype> d;
   if (algo == "FP8") d = Dtype::fp8_e4m3;
   else if (algo == "NVFP4" && engine == EngineKind::trtllm) d = Dtype::nvfp4;
-  if (note)
-    *note = d ? "KV cache dtype auto: the checkpoint's kv_cache_quant_algo " + algo + " makes the cache " +
-                    std::string(name(*d)) + " (" + std::string(engine_name(engine)) +
-                    " follows the checkpoint; an explicit KV cache dtype overrides it)"
-              : "the checkpoint names kv_cache_quant_algo " + algo + ", which " + std::string(engine_name(engine)) +
-                    "'s auto KV cache dtype does not take: the model dtype";
+  if (notes)
+    notes->push_back(d ? "KV cache dtype auto: the checkpoint's kv_cache_quant_algo " + algo + " makes the cache " +
+                             std::string(name(*d)) + " (" + std::string(engine_name(engine)) +
+                             " follows the checkpoint; an explicit KV cache dtype overrides it)"
+                       : "the checkpoint names kv_cache_quant_algo " + algo + ", which " +
+                             std::string(engine_name(engine)) + "'s auto KV cache dtype does not take: the model dtype");
   return d;
 }
 

@@ -38,11 +38,8 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
     r.notes.push_back("--context-length not given: the config's maximum length, " + format_count(r.context_length, "token") +
                       " (SGLang's default)");
   Dtype kvd = sglang_kv_dtype(m, o.kv_cache_dtype);
-  if (o.kv_cache_dtype == "auto") {
-    std::string note;
-    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::sglang, &note)) kvd = *ck;
-    if (!note.empty()) r.notes.push_back(note);
-  }
+  if (o.kv_cache_dtype == "auto")
+    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::sglang, &r.notes)) kvd = *ck;
   const std::uint64_t e = row_bytes(kvd, 1);
   const bool has_mla = m.has_kind("mla");
 

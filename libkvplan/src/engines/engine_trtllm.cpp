@@ -36,11 +36,8 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
     throw InputError::value("free_gpu_memory_fraction", format_fixed(o.free_gpu_memory_fraction, 3), "a fraction in (0, 1]");
   const std::uint64_t tp = o.enable_attention_dp ? 1 : o.tp_size;
   Dtype kvd = trt_kv_dtype(m, o.kv_cache_dtype);
-  if (o.kv_cache_dtype == "auto") {
-    std::string note;
-    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::trtllm, &note)) kvd = *ck;
-    if (!note.empty()) r.notes.push_back(note);
-  }
+  if (o.kv_cache_dtype == "auto")
+    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::trtllm, &r.notes)) kvd = *ck;
   r.max_seq_len = o.max_seq_len ? o.max_seq_len : m.dims.max_position_embeddings;
   if (r.max_seq_len == 0) throw InputError::value("--max_seq_len", "0", "a positive length");
   if (!o.max_seq_len)  // the engine's own default length, stated (docs/cli.md "Default length")

@@ -12,6 +12,7 @@
 #include "kvplan/engines.h"
 #include "kvplan/error.h"
 #include "kvplan/units.h"
+#include "kvplan/text.h"
 
 namespace kvplan {
 
@@ -110,11 +111,6 @@ bool is_allowed_block(std::uint64_t b) {
   return b == 1 || b == 8 || b == 16 || b == 32 || b == 64 || b == 128 || b == 256;
 }
 
-std::string upper(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 }  // namespace
 
 VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
@@ -148,9 +144,7 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   bool ds_mla = false;
   Dtype kvd = vllm_kv_dtype(m, kv_dtype_name, ds_mla);
   if (kv_dtype_name == "auto" && o.auto_kv_follows_checkpoint) {
-    std::string note;
-    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::vllm, &note)) kvd = *ck;
-    if (!note.empty()) r.notes.push_back(note);
+    if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::vllm, &r.notes)) kvd = *ck;
   } else if (kv_dtype_name == "auto" && !m.kv_cache_quant_algo.empty()) {
     r.notes.push_back("the checkpoint names kv_cache_quant_algo " + m.kv_cache_quant_algo +
                       ", which vLLM before 0.14 does not follow: the model dtype");
@@ -161,7 +155,7 @@ VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   std::uint64_t block = o.block_size.value_or(16);
   if (o.block_size && !is_allowed_block(*o.block_size))
     throw InputError::value("--block-size", std::to_string(*o.block_size), "one of 1, 8, 16, 32, 64, 128, 256");
-  std::string backend = upper(o.attention_backend);
+  std::string backend = ascii_upper(o.attention_backend);
   std::uint64_t kernel_min = 16;
   if (has_mla) {
     if (backend.empty())
