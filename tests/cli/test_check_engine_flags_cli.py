@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`kvplan engine`'s option tables (libkvplan/src/engines/engine_fields.cpp) against `kvplan check`'s
-launch-command parser (libkvplan/src/check/flags_<engine>.cpp, each engine's real CLI, cited):
+launch-command parser (libkvplan/src/deploy/flags_<engine>.cpp, each engine's real CLI, cited):
 - every spelling of every table field is either a flag of the engine's own CLI, which check must
   classify as changing memory, or one of the kvplan-only inputs listed below with why check does
   not take it (budget figures check derives from the GPU and the checkpoint, short spellings the
@@ -35,7 +35,7 @@ def engine_table(array):
 def check_table(file):
     """flag spelling -> effect (memory, ignored, unmodelled), negations included, from the table text."""
     out = {}
-    for line in open(os.path.join(SRC, "libkvplan", "src", "check", file)).read().splitlines():
+    for line in open(os.path.join(SRC, "libkvplan", "src", "deploy", file)).read().splitlines():
         m = re.match(r"^(-[^|]+)\|\s*\S+\s*\|\s*(\w+)(.*)$", line)
         if not m:
             continue

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Property test of `kvplan check` (issue 18, Done-when 3): random launch commands built from each
-engine's flag table (libkvplan/src/check/flags_<engine>.cpp; every flag used here must be listed
+engine's flag table (libkvplan/src/deploy/flags_<engine>.cpp; every flag used here must be listed
 there as a `memory` flag), over several bundled models and GPUs, with valid and boundary values.
 Every PASS verdict is checked against an independent statement of the engine's start-up
 validation written below (not kvplan's code), each rule citing the engine source it was read from.
@@ -33,7 +33,7 @@ rng = random.Random(SEED)
 
 # --- the engines' flag tables: the generator uses only flags classified `memory` there ------------
 def memory_flags(engine_file):
-    with open(os.path.join(SRC, "libkvplan", "src", "check", engine_file)) as f:
+    with open(os.path.join(SRC, "libkvplan", "src", "deploy", engine_file)) as f:
         text = f.read()
     start = text.index('R"(') + 3
     table = text[start:text.index(')"', start)]

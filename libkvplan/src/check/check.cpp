@@ -12,8 +12,8 @@
 #include <sstream>
 #include <variant>
 
-#include "check/flags.h"
-#include "check/yaml.h"
+#include "deploy/flags.h"
+#include "deploy/yaml.h"
 #include "kvplan/budget.h"
 #include "kvplan/checked.h"
 #include "kvplan/error.h"

@@ -5,8 +5,8 @@
 // here by their engine names.
 #include <algorithm>
 
-#include "check/flags.h"
-#include "check/yaml.h"
+#include "deploy/flags.h"
+#include "deploy/yaml.h"
 #include "kvplan/engine_fields.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"

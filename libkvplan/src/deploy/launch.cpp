@@ -1,6 +1,6 @@
 // Launch commands as a POSIX shell and the engines read them: quoting, continuations, env
 // assignments, `docker run` / `podman run` wrappers, `sh -c` scripts and the engines' entry points.
-#include "check/launch_internal.h"
+#include "deploy/launch_internal.h"
 
 #include <algorithm>
 #include <cctype>

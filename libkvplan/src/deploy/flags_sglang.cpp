@@ -4,7 +4,7 @@
 // take no value, List rows take one or more. argparse's default allow_abbrev is on, so a unique
 // prefix (`--tp 2`, `--dp 2`, as the SGLang docs write them) names its flag.
 // The same list is in tests/data/engine_flags/sglang.txt.
-#include "check/flags.h"
+#include "deploy/flags.h"
 
 namespace kvplan::detail {
 

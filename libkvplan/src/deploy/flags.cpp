@@ -1,5 +1,5 @@
 // The engine flag parser: each engine's own syntax over its flag table (flags_<engine>.cpp).
-#include "check/flags.h"
+#include "deploy/flags.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "check/yaml.h"
+#include "deploy/yaml.h"
 #include "kvplan/text.h"
 #include "kvplan/files.h"
 

@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "check/launch_internal.h"
-#include "check/yaml.h"
+#include "deploy/launch_internal.h"
+#include "deploy/yaml.h"
 #include "kvplan/check.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"

@@ -11,7 +11,7 @@
 // weights, --cpu-offload-gb, --enable-expert-parallel, --speculative-config drafts, LoRA slots;
 // --max-cpu-loras is read as host memory, no GPU bytes); ignored: does not change GPU memory;
 // unmodelled: takes GPU memory kvplan does not model (the verdict fails and says so).
-#include "check/flags.h"
+#include "deploy/flags.h"
 
 namespace kvplan::detail {
 

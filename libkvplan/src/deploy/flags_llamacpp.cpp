@@ -4,7 +4,7 @@
 // on|off|auto in newer common/arg.cpp (optional value here). common/arg.cpp reads `--a_b` as `--a-b`,
 // has no `--flag=value` form and no positional arguments; an unknown argument is an error.
 // The same list is in tests/data/engine_flags/llamacpp.txt.
-#include "check/flags.h"
+#include "deploy/flags.h"
 
 namespace kvplan::detail {
 

@@ -2,7 +2,7 @@
 // NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py, the click options of `serve` (commit
 // 4c05a74891e4df8066f08ed4ce14b0972abe4e25). click accepts `--opt value` and `--opt=value`; flags
 // (is_flag) take no value. The same list is in tests/data/engine_flags/trtllm.txt.
-#include "check/flags.h"
+#include "deploy/flags.h"
 
 namespace kvplan::detail {
 

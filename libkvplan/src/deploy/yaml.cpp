@@ -1,4 +1,4 @@
-#include "check/yaml.h"
+#include "deploy/yaml.h"
 
 #include <algorithm>
 #include <cerrno>
