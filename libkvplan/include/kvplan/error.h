@@ -19,8 +19,20 @@ class Error : public std::runtime_error {
   explicit Error(const char* what);
 };
 
-// `s` with every control character (0x00-0x1F, 0x7F) written as \n, \t, \r or \xNN.
+// `s` with every control character (0x00-0x1F, 0x7F) written as \n, \t, \r or \xNN, and every
+// byte that is not part of valid UTF-8 written as \xNN (so a message is always valid UTF-8:
+// Python's str, JSON output and terminals take it as it is).
 std::string escape_control_characters(std::string_view s);
+
+// Longest part of one user-supplied string (a model id, a GGUF or safetensors string, a trace
+// field, a flag value) that a message quotes, and the longest message. Longer strings are cut:
+// "<first kMaxEchoBytes bytes>... (N bytes)"; a message past kMaxMessageBytes is cut the same way.
+inline constexpr std::size_t kMaxEchoBytes = 200;
+inline constexpr std::size_t kMaxMessageBytes = 4096;
+inline constexpr std::size_t kMaxPathEchoBytes = 1024;  // a file name or path quoted in a message
+// `s` itself when it is at most `max` bytes, else its first `max` bytes (cut at a UTF-8 character
+// boundary) followed by "... (N bytes)". Every named constructor below quotes through it.
+std::string bounded_echo(std::string_view s, std::size_t max = kMaxEchoBytes);
 
 // A config.json (or other input document) that is malformed or inconsistent.
 class ConfigError : public Error {

@@ -11,6 +11,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // ASCII lower case (names, ids, flags: never locale-dependent).
 std::string ascii_lower(std::string_view s);
 std::string ascii_upper(std::string_view s);
+// True when `s` is well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
+// U+10FFFF).
+bool is_valid_utf8(std::string_view s);
 // `s` without leading and trailing whitespace.
 std::string trim_space(std::string_view s);
 // `s` padded with spaces to `width` columns (on the left when `right`), for aligned text tables.

@@ -13,6 +13,8 @@
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/gguf.h"
+#include "kvplan/text.h"
+#include "model/tensor_ranges.h"
 
 namespace kvplan {
 
@@ -114,11 +116,18 @@ class Reader {
            "-byte limit");
     return n;
   }
+  // GGUF strings are UTF-8 (ggml's docs/gguf.md, gguf_string_t): a kept string that is not is
+  // refused here, so no later message or JSON document meets invalid bytes.
   std::string str(const char* what) {
+    const u64 at = pos_;
     const u64 n = string_length(what);
     need(n, what);
     std::string s(static_cast<std::size_t>(n), '\0');
     bytes(s.data(), n, what);
+    if (!is_valid_utf8(s)) {
+      pos_ = at;
+      fail(std::string(what) + " is not valid UTF-8 (GGUF strings are UTF-8)");
+    }
     return s;
   }
   u64 pos() const { return pos_; }
@@ -146,11 +155,11 @@ nlohmann::json scalar(Reader& r, std::uint32_t t, const std::string& key) {
     case kF64: return r.num<double>("f64");
     case kBool: {
       const auto b = r.num<std::uint8_t>("bool");
-      if (b > 1) r.fail("key \"" + key + "\": bool value " + std::to_string(b) + " is neither 0 nor 1");
+      if (b > 1) r.fail("key \"" + bounded_echo(key) + "\": bool value " + std::to_string(b) + " is neither 0 nor 1");
       return b == 1;
     }
     case kString: return r.str("string value");
-    default: r.fail("key \"" + key + "\": unknown value type " + std::to_string(t));
+    default: r.fail("key \"" + bounded_echo(key) + "\": unknown value type " + std::to_string(t));
   }
 }
 
@@ -158,10 +167,10 @@ nlohmann::json value(Reader& r, std::uint32_t t, const std::string& key) {
   if (t != kArray) return scalar(r, t, key);
   const auto et = r.num<std::uint32_t>("array element type");
   const u64 n = r.num<u64>("array length");
-  if (et == kArray) r.fail("key \"" + key + "\": nested arrays are not supported");
-  if (et != kString && scalar_size(et) == 0) r.fail("key \"" + key + "\": unknown array element type " + std::to_string(et));
+  if (et == kArray) r.fail("key \"" + bounded_echo(key) + "\": nested arrays are not supported");
+  if (et != kString && scalar_size(et) == 0) r.fail("key \"" + bounded_echo(key) + "\": unknown array element type " + std::to_string(et));
   if (n > r.limits().max_array)
-    r.fail("key \"" + key + "\": array length " + std::to_string(n) + " over the " +
+    r.fail("key \"" + bounded_echo(key) + "\": array length " + std::to_string(n) + " over the " +
            std::to_string(r.limits().max_array) + "-element limit");
   if (n > r.limits().max_kept_array) {
     // Count it, keep only its length: vocabularies and merges are not needed for sizing.
@@ -209,7 +218,8 @@ GgufHeader read_gguf_header(std::istream& in, u64 stream_bytes, std::string_view
   h.version = r.num<std::uint32_t>("version");
   if (h.version == 1) r.fail("GGUF version 1 is not supported (llama.cpp reads versions 2 and 3)");
   if (h.version != 2 && h.version != 3) {
-    if ((h.version & 0xFFFFu) == 0) r.fail("big-endian GGUF files are not supported");
+    // A big-endian file stores 2 or 3 as 0x02000000 / 0x03000000: low 16 bits zero, high ones not.
+    if (h.version != 0 && (h.version & 0xFFFFu) == 0) r.fail("big-endian GGUF files are not supported");
     r.fail("unsupported GGUF version " + std::to_string(h.version));
   }
   const u64 n_tensors = r.num<u64>("tensor count");
@@ -221,7 +231,7 @@ GgufHeader read_gguf_header(std::istream& in, u64 stream_bytes, std::string_view
   for (u64 i = 0; i < n_kv; ++i) {
     std::string key = r.str("key");
     const auto t = r.num<std::uint32_t>("value type");
-    if (h.metadata.contains(key)) r.fail("duplicate key \"" + key + "\"");
+    if (h.metadata.contains(key)) r.fail("duplicate key \"" + bounded_echo(key) + "\"");
     h.metadata[key] = value(r, t, key);
   }
   if (h.metadata.contains("general.alignment")) {
@@ -236,33 +246,31 @@ GgufHeader read_gguf_header(std::istream& in, u64 stream_bytes, std::string_view
     GgufTensorInfo t;
     t.name = r.str("tensor name");
     const auto n_dims = r.num<std::uint32_t>("tensor dims");
-    if (n_dims == 0 || n_dims > 4) r.fail("tensor \"" + t.name + "\": " + std::to_string(n_dims) + " dims (1 to 4 allowed)");
+    if (n_dims == 0 || n_dims > 4) r.fail("tensor \"" + bounded_echo(t.name) + "\": " + std::to_string(n_dims) + " dims (1 to 4 allowed)");
     u64 elements = 1;
     for (std::uint32_t d = 0; d < n_dims; ++d) {
       const u64 ne = r.num<u64>("tensor dim");
-      if (ne == 0 || ne > (1ull << 40)) r.fail("tensor \"" + t.name + "\": dimension " + std::to_string(ne) + " out of range");
+      if (ne == 0 || ne > (1ull << 40)) r.fail("tensor \"" + bounded_echo(t.name) + "\": dimension " + std::to_string(ne) + " out of range");
       t.dims.push_back(ne);
       elements = checked_mul(elements, ne, "GGUF tensor elements");
     }
     t.type = r.num<std::uint32_t>("tensor type");
     const GgmlType* gt = ggml_type(t.type);
-    if (!gt) r.fail("tensor \"" + t.name + "\": unknown ggml type " + std::to_string(t.type));
+    if (!gt) r.fail("tensor \"" + bounded_echo(t.name) + "\": unknown ggml type " + std::to_string(t.type));
     if (t.dims[0] % gt->block_values != 0)
-      r.fail("tensor \"" + t.name + "\": row of " + std::to_string(t.dims[0]) + " values is not a whole number of " +
+      r.fail("tensor \"" + bounded_echo(t.name) + "\": row of " + std::to_string(t.dims[0]) + " values is not a whole number of " +
              std::string(gt->name) + " blocks (" + std::to_string(gt->block_values) + ")");
     t.bytes = checked_mul(elements / t.dims[0], ggml_row_bytes(*gt, t.dims[0]), "GGUF tensor bytes");
     t.offset = r.num<u64>("tensor offset");
-    if (t.offset % h.alignment != 0) r.fail("tensor \"" + t.name + "\": offset not aligned to " + std::to_string(h.alignment));
+    if (t.offset % h.alignment != 0) r.fail("tensor \"" + bounded_echo(t.name) + "\": offset not aligned to " + std::to_string(h.alignment));
     h.tensors.push_back(std::move(t));
   }
   h.data_offset = ceil_div(r.pos(), h.alignment) * h.alignment;
   const u64 data_bytes = stream_bytes >= h.data_offset ? stream_bytes - h.data_offset : 0;
-  for (const auto& t : h.tensors) {
-    const u64 end = checked_add(t.offset, t.bytes, "GGUF tensor end");
-    if (end > data_bytes)
-      r.fail("tensor \"" + t.name + "\": data ends at " + std::to_string(end) + ", past the file's " +
-             std::to_string(data_bytes) + " data bytes (truncated or a later split shard?)");
-  }
+  std::vector<detail::TensorRange> ranges;
+  ranges.reserve(h.tensors.size());
+  for (const auto& t : h.tensors) ranges.push_back({t.name, t.offset, checked_add(t.offset, t.bytes, "GGUF tensor end")});
+  detail::validate_tensor_ranges(std::move(ranges), data_bytes, source, kGgufFormat, r.pos());
   h.bytes_read = r.pos();
   return h;
 }

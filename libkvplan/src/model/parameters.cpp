@@ -364,9 +364,11 @@ void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) 
     if (family && family->count_params) family->count_params(x);
     else generic_decoder(x);
   } catch (const Error& e) {
+    // An overflow names the file it came from (a count from absurd dimensions).
+    const std::string why = dynamic_cast<const OverflowError*>(&e) ? cfg.source() + ": " + e.what() : std::string(e.what());
     m.params.tensors.clear();
-    m.params.notes.push_back(std::string("parameter count unavailable: ") + e.what());
-    if (m.params.unknown_reason.empty()) m.params.unknown_reason = e.what();
+    m.params.notes.push_back("parameter count unavailable: " + why);
+    if (m.params.unknown_reason.empty()) m.params.unknown_reason = why;
     return;
   }
   m.params.tensors = inv.take();
@@ -392,7 +394,11 @@ void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) 
       m.params.unknown_reason = "model_type " + m.model_type + ": the config has an encoder (" + e.key + ")" +
                                 " but kvplan has no rule for that encoder, so the weights would be counted low";
   }
-  sum_up(m);
+  try {
+    sum_up(m);
+  } catch (const OverflowError& e) {
+    throw OverflowError(cfg.source() + ": " + e.what());
+  }
 }
 
 }  // namespace kvplan::detail

@@ -10,8 +10,10 @@
 
 #include "kvplan/checkpoint.h"
 #include "kvplan/error.h"
+#include "kvplan/files.h"
 #include "kvplan/registry.h"
 #include "kvplan/text.h"
+#include "util/config_view.h"
 
 namespace kvplan {
 
@@ -74,20 +76,35 @@ std::vector<fs::path> gguf_files_in(const fs::path& dir) {
   return out;
 }
 
+// A revision folder of a cache entry: `name` must be listed under snapshots/ (huggingface_hub's
+// rule: a revision is a commit hash with a folder there, refs/<rev> only names one), and that
+// folder, symlinks resolved, must stay inside the entry (kvplan/files.h contained_path).
+std::optional<fs::path> listed_snapshot(const fs::path& entry, const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(entry / "snapshots", ec)) {
+    if (e.path().filename().string() != name || !is_dir(e.path())) continue;
+    if (!contained_path(entry, fs::path("snapshots") / name)) return std::nullopt;
+    return entry / "snapshots" / name;
+  }
+  return std::nullopt;
+}
+
 // A Hugging Face cache entry folder (models--org--name): refs/<rev> -> snapshots/<hash>/.
 std::optional<fs::path> snapshot_of(const fs::path& entry, const std::string& rev) {
   const std::string r = rev.empty() ? "main" : rev;
-  if (std::string hash = first_line(entry / "refs" / r); !hash.empty() && is_dir(entry / "snapshots" / hash))
-    return entry / "snapshots" / hash;
-  if (r.find('/') == std::string::npos && r.find("..") == std::string::npos && is_dir(entry / "snapshots" / r))
-    return entry / "snapshots" / r;  // a commit hash given directly
-  if (rev.empty()) {
+  // refs/<rev> itself must stay inside refs/ (a branch name may hold '/': refs/pr/1).
+  // A refs/<rev> whose content names no listed revision is an error, never a fallback.
+  const auto ref = contained_path(entry / "refs", r);
+  if (ref && is_file(*ref)) return listed_snapshot(entry, first_line(*ref));
+  if (auto snap = listed_snapshot(entry, r)) return snap;  // a commit hash given directly
+  if (rev.empty() && !fs::exists(entry / "refs" / "main")) {
     // No refs/main (a cache copied without refs): a single snapshot is unambiguous.
-    std::vector<fs::path> snaps;
+    std::vector<std::string> snaps;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(entry / "snapshots", ec))
-      if (is_dir(e.path())) snaps.push_back(e.path());
-    if (snaps.size() == 1) return snaps[0];
+      if (is_dir(e.path())) snaps.push_back(e.path().filename().string());
+    if (snaps.size() == 1) return listed_snapshot(entry, snaps[0]);
   }
   return std::nullopt;
 }
@@ -98,24 +115,34 @@ bool looks_like_hf_entry(const fs::path& dir) {
 
 // A folder: config.json wins (safetensors beside it give the weights); else one GGUF model file;
 // else a cache entry folder.
-std::optional<ResolvedModel> from_dir(const fs::path& dir, const std::string& how, const std::string& rev = {}) {
+// `root`: a cache entry the files must stay inside, symlinks resolved (the snapshot's files are
+// symlinks into the entry's blobs/).
+std::optional<ResolvedModel> from_dir(const fs::path& dir, const std::string& how, const std::string& rev = {},
+                                      const fs::path& root = {}) {
   if (looks_like_hf_entry(dir)) {
     auto snap = snapshot_of(dir, rev);
     if (!snap)
       throw InputError::value("model", dir.string(),
-                              "a Hugging Face cache entry with refs/" + (rev.empty() ? std::string("main") : rev) +
-                                  " pointing into snapshots/");
-    return from_dir(*snap, how);
+                              "a Hugging Face cache entry whose refs/" + bounded_echo(rev.empty() ? std::string("main") : rev) +
+                                  " names a revision listed under snapshots/");
+    return from_dir(*snap, how, {}, dir);
   }
+  const auto inside = [&](const fs::path& file) {
+    if (root.empty() || contained_path(root, file.lexically_relative(root))) return;
+    throw InputError::value("model", file.string(),
+                            "a file inside the cache entry " + root.string() + " (it resolves outside it; refused)");
+  };
   ResolvedModel r;
   r.how = how;
   if (is_file(dir / "config.json")) {
+    inside(dir / "config.json");
     r.config = dir / "config.json";
     r.weights_dir = dir;
     return r;
   }
   auto ggufs = gguf_files_in(dir);
   if (ggufs.size() == 1) {
+    inside(ggufs[0]);
     r.gguf = ggufs[0];
     return r;
   }
@@ -181,42 +208,58 @@ ResolvedModel from_ollama(std::string_view spec, std::vector<std::string>& looke
   fs::path manifest = store / "manifests";
   for (const auto& p : parts) manifest /= p;
   manifest /= tag;
-  looked.push_back(manifest.string());
+  looked.push_back(bounded_echo(manifest.string(), kMaxPathEchoBytes));
   if (!is_file(manifest))
     throw InputError::value("model", std::string(spec),
-                            "an Ollama manifest at " + manifest.string() + " (`ollama pull " + ref + ":" + tag +
-                                "` fetches it; OLLAMA_MODELS names another store)");
-  std::ifstream in(manifest);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("layers") || !j["layers"].is_array())
-    throw ConfigError::field(manifest.string(), "/layers", "an Ollama manifest with a layers array", "something else",
-                             "");
-  for (const auto& layer : j["layers"]) {
-    if (!layer.is_object() || layer.value("mediaType", std::string()) != "application/vnd.ollama.image.model") continue;
-    const std::string digest = layer.value("digest", std::string());
-    const auto colon = digest.find(':');
-    const std::string hex = colon == std::string::npos ? std::string() : digest.substr(colon + 1);
-    if (colon == std::string::npos ||
-        !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }) ||
-        hex.empty())
-      throw ConfigError::field(manifest.string(), "/layers/digest", "\"sha256:<hex>\"", "\"" + digest + "\"", "");
-    const std::string algo = digest.substr(0, colon);
-    for (const fs::path& blob : {store / "blobs" / (algo + "-" + hex), store / "blobs" / (algo + ":" + hex)}) {
-      if (is_file(blob)) {
-        ResolvedModel r;
-        r.how = "ollama";
-        r.gguf = blob;
-        return r;
-      }
+                            "an Ollama manifest at " + manifest.string() + " (`ollama pull " + bounded_echo(ref) + ":" +
+                                bounded_echo(tag) + "` fetches it; OLLAMA_MODELS names another store)");
+  if (!contained_path(store / "manifests", manifest.lexically_relative(store / "manifests")))
+    throw InputError::value("model", manifest.string(), "an Ollama manifest inside " + (store / "manifests").string() +
+                                                            " (it resolves outside it; refused)");
+  // The bounded readers: the size is checked before anything is read, the depth before parsing.
+  const std::string what = manifest.string();
+  const nlohmann::json j =
+      detail::parse_config_text(read_regular_file(manifest.string(), kMaxManifestFileBytes, "Ollama manifest"), what);
+  const auto layers = j.is_object() ? j.find("layers") : j.end();
+  if (!j.is_object() || layers == j.end() || !layers->is_array())
+    throw ConfigError::field(what, "/layers", "an Ollama manifest with a layers array",
+                             j.is_object() && layers != j.end() ? detail::describe_json(*layers) : "nothing", "");
+  for (std::size_t i = 0; i < layers->size(); ++i) {
+    const auto& layer = (*layers)[i];
+    const std::string at = "/layers/" + std::to_string(i);
+    if (!layer.is_object()) throw ConfigError::field(what, at, "an object", detail::describe_json(layer), "");
+    const auto mt = layer.find("mediaType");
+    if (mt == layer.end() || !mt->is_string())
+      throw ConfigError::field(what, at + "/mediaType", "a string", mt == layer.end() ? "nothing" : detail::describe_json(*mt), "");
+    if (mt->get_ref<const std::string&>() != "application/vnd.ollama.image.model") continue;
+    // Ollama's own rule (ollama/ollama@fb307609 manifest/paths.go BlobsPath): a digest is
+    // sha256: (or sha256-) and 64 hex digits; the blob is blobs/sha256-<hex>.
+    const auto dg = layer.find("digest");
+    const bool ok = dg != layer.end() && dg->is_string() && dg->get_ref<const std::string&>().size() == 71 &&
+                    dg->get_ref<const std::string&>().starts_with("sha256") &&
+                    (dg->get_ref<const std::string&>()[6] == ':' || dg->get_ref<const std::string&>()[6] == '-') &&
+                    std::all_of(dg->get_ref<const std::string&>().begin() + 7, dg->get_ref<const std::string&>().end(),
+                                [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+    if (!ok)
+      throw ConfigError::field(what, at + "/digest", "\"sha256:\" and 64 hex digits (Ollama's digest form)",
+                               dg == layer.end() ? "nothing" : detail::describe_json(*dg), "");
+    const std::string hex = dg->get_ref<const std::string&>().substr(7);
+    for (const std::string name : {"sha256-" + hex, "sha256:" + hex}) {
+      const fs::path blob = store / "blobs" / name;
+      if (!is_file(blob)) continue;
+      if (!contained_path(store / "blobs", name))
+        throw InputError::value("model", blob.string(), "a blob inside " + (store / "blobs").string() +
+                                                            " (it resolves outside it; refused)");
+      ResolvedModel r;
+      r.how = "ollama";
+      r.gguf = blob;
+      return r;
     }
     throw InputError::value("model", std::string(spec),
-                            "the model blob " + (store / "blobs" / (algo + "-" + hex)).string() +
+                            "the model blob " + (store / "blobs" / ("sha256-" + hex)).string() +
                                 " its manifest names (the store is incomplete; `ollama pull` again)");
   }
-  throw ConfigError::field(manifest.string(), "/layers", "a layer of mediaType application/vnd.ollama.image.model",
-                           "none", "");
+  throw ConfigError::field(what, "/layers", "a layer of mediaType application/vnd.ollama.image.model", "none", "");
 }
 
 // "Llama-3.1-8B-Instruct" -> family "llama", size "8b". A vision-language model is its own family
@@ -323,7 +366,7 @@ ResolvedModel resolve_model(std::string_view name) {
                             "a folder holding config.json, a GGUF file, or a Hugging Face cache entry "
                             "(models--org--name)");
   }
-  looked.push_back("path " + arg);
+  looked.push_back("path " + bounded_echo(arg));
   // 2. ollama:NAME[:TAG].
   if (arg.starts_with("ollama:")) return from_ollama(arg, looked);
   // 3. The Hugging Face cache.
@@ -331,14 +374,14 @@ ResolvedModel resolve_model(std::string_view name) {
   const fs::path cache = hf_hub_cache_dir();
   if (looks_like_hub_id(id)) {
     const fs::path entry = cache / hub_folder_name(id);
-    looked.push_back("Hugging Face cache " + entry.string());
+    looked.push_back("Hugging Face cache " + bounded_echo(entry.string(), kMaxPathEchoBytes));
     if (is_dir(entry)) {
       auto snap = snapshot_of(entry, rev);
       if (!snap)
         throw InputError::value("model", arg,
-                                "a cache entry whose refs/" + (rev.empty() ? std::string("main") : rev) +
-                                    " names a snapshot in " + (entry / "snapshots").string());
-      if (auto r = from_dir(*snap, "hf-cache")) return *r;
+                                "a cache entry whose refs/" + bounded_echo(rev.empty() ? std::string("main") : rev) +
+                                    " names a revision listed in " + (entry / "snapshots").string());
+      if (auto r = from_dir(*snap, "hf-cache", {}, entry)) return *r;
       throw InputError::value("model", arg,
                               "a config.json or GGUF file in " + snap->string() + " (`huggingface-cli download " + id +
                                   " config.json` fetches the config)");
@@ -359,7 +402,8 @@ ResolvedModel resolve_model(std::string_view name) {
   std::string hint;
   for (const auto& s : suggest_models(id, 3)) hint += (hint.empty() ? "" : ", ") + s;
   throw InputError::unknown_model(arg, where,
-                                  looks_like_hub_id(id) ? "huggingface-cli download " + id + " config.json" : "", hint);
+                                  looks_like_hub_id(id) && id.size() <= 200 ? "huggingface-cli download " + id + " config.json" : "",
+                                  hint);
 }
 
 }  // namespace kvplan

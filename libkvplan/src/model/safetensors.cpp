@@ -6,12 +6,16 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
 #include "kvplan/checked.h"
 #include "kvplan/checkpoint.h"
 #include "kvplan/error.h"
+#include "kvplan/files.h"
+#include "model/tensor_ranges.h"
+#include "util/config_view.h"
 
 namespace kvplan {
 
@@ -80,17 +84,6 @@ bool routed_expert(std::string_view name) {
          name.find(".experts_") != std::string_view::npos;
 }
 
-std::string read_all(const fs::path& p, u64 cap) {
-  std::error_code ec;
-  const u64 size = fs::file_size(p, ec);
-  if (ec) throw InputError::value("model", p.string(), "a readable file");
-  if (size > cap) throw FormatError::at(p.string(), "index", 0, "file is " + std::to_string(size) + " bytes, over the " + std::to_string(cap) + "-byte limit");
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, std::string_view source,
@@ -100,12 +93,17 @@ std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, st
     throw FormatError::at(file, kSafetensorsFormat, 8, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw FormatError::at(file, kSafetensorsFormat, 8, "not a JSON object");
+  // safetensors' own parser (serde_json into a HashMap) keeps the last of two equal keys;
+  // nlohmann does the same, so a duplicated name cannot be seen here and is one tensor.
+  const std::string size_what = file + ": safetensors tensor size";
+  std::vector<detail::TensorRange> ranges;
+  ranges.reserve(j.size());
   std::vector<CheckpointTensor> out;
   out.reserve(j.size());
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "__metadata__") continue;
     const auto& t = it.value();
-    const std::string where = "tensor \"" + it.key() + "\"";
+    const std::string where = "tensor \"" + bounded_echo(it.key()) + "\"";
     if (!t.is_object() || !t.contains("dtype") || !t["dtype"].is_string() || !t.contains("shape") ||
         !t["shape"].is_array() || !t.contains("data_offsets") || !t["data_offsets"].is_array() ||
         t["data_offsets"].size() != 2 || !t["data_offsets"][0].is_number_unsigned() ||
@@ -120,15 +118,16 @@ std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, st
       throw FormatError::at(file, kSafetensorsFormat, 8,
                             where + ": data_offsets end " + std::to_string(end) + " past the file's " +
                                 std::to_string(data_bytes_available) + " data bytes (truncated file?)");
+    ranges.push_back({it.key(), begin, end});
     u64 elements = 1;
     for (const auto& d : t["shape"]) {
       if (!d.is_number_unsigned()) throw FormatError::at(file, kSafetensorsFormat, 8, where + ": shape entries must be non-negative integers");
-      elements = checked_mul(elements, d.get<u64>(), "safetensors tensor size");
+      elements = checked_mul(elements, d.get<u64>(), size_what);
       ct.shape.push_back(d.get<u64>());
     }
     ct.bytes = end - begin;
     if (const u64 bits = dtype_bits(ct.dtype)) {
-      const u64 want = ceil_div(checked_mul(elements, bits, "safetensors tensor size"), 8);
+      const u64 want = ceil_div(checked_mul(elements, bits, size_what), 8);
       if (want != ct.bytes)
         throw FormatError::at(file, kSafetensorsFormat, 8,
                               where + ": shape and dtype " + ct.dtype + " give " + std::to_string(want) +
@@ -136,6 +135,8 @@ std::vector<CheckpointTensor> parse_safetensors_header(std::string_view json, st
     }
     out.push_back(std::move(ct));
   }
+  // The keys' string_views point into `j`, alive here.
+  detail::validate_tensor_ranges(std::move(ranges), data_bytes_available, file, kSafetensorsFormat, 8);
   return out;
 }
 
@@ -169,18 +170,19 @@ CheckpointWeights sum_checkpoint_tensors(const std::vector<CheckpointTensor>& te
   CheckpointWeights w;
   w.source = std::move(source);
   w.layer_bytes.assign(num_layers, 0);
+  const std::string what = "checkpoint bytes (" + bounded_echo(w.source) + ")";
   for (const auto& t : tensors) {
     ++w.tensor_count;
     const auto layer = layer_index(t.name);
     if (layer && *layer >= num_layers) {
-      w.mtp_bytes = checked_add(w.mtp_bytes, t.bytes, "checkpoint bytes");
+      w.mtp_bytes = checked_add(w.mtp_bytes, t.bytes, what);
       continue;
     }
-    w.total_bytes = checked_add(w.total_bytes, t.bytes, "checkpoint bytes");
-    w.bytes_by_dtype[t.dtype] = checked_add(w.bytes_by_dtype[t.dtype], t.bytes, "checkpoint bytes");
-    if (routed_expert(t.name)) w.expert_bytes = checked_add(w.expert_bytes, t.bytes, "checkpoint bytes");
-    if (layer) w.layer_bytes[*layer] = checked_add(w.layer_bytes[*layer], t.bytes, "checkpoint bytes");
-    else w.non_layer_bytes = checked_add(w.non_layer_bytes, t.bytes, "checkpoint bytes");
+    w.total_bytes = checked_add(w.total_bytes, t.bytes, what);
+    w.bytes_by_dtype[t.dtype] = checked_add(w.bytes_by_dtype[t.dtype], t.bytes, what);
+    if (routed_expert(t.name)) w.expert_bytes = checked_add(w.expert_bytes, t.bytes, what);
+    if (layer) w.layer_bytes[*layer] = checked_add(w.layer_bytes[*layer], t.bytes, what);
+    else w.non_layer_bytes = checked_add(w.non_layer_bytes, t.bytes, what);
   }
   return w;
 }
@@ -196,24 +198,36 @@ CheckpointWeights safetensors_weights(const fs::path& dir, u64 num_layers) {
   const fs::path index = dir / "model.safetensors.index.json";
   nlohmann::json idx;
   if (fs::is_regular_file(index, ec)) {
-    idx = nlohmann::json::parse(read_all(index, kMaxSafetensorsHeaderBytes), nullptr, false);
-    if (idx.is_discarded() || !idx.is_object())
-      throw ConfigError::parse(index.string(), "model.safetensors.index.json is not a JSON object");
+    idx = detail::parse_config_text(read_regular_file(index.string(), kMaxSafetensorsHeaderBytes, "model.safetensors.index.json"),
+                                    index.string());
+    if (!idx.is_object()) throw ConfigError::parse(index.string(), "model.safetensors.index.json is not a JSON object");
   }
   // Headers count when every shard the index names is present (or there is no index).
   bool all_shards = !shards.empty();
   if (all_shards && idx.is_object() && idx.contains("weight_map") && idx["weight_map"].is_object()) {
-    for (const auto& [tensor, file] : idx["weight_map"].items())
-      if (!file.is_string() || !fs::is_regular_file(dir / file.get<std::string>(), ec)) {
+    for (const auto& [tensor, file] : idx["weight_map"].items()) {
+      if (!file.is_string())
+        throw ConfigError::field(index.string(), "/weight_map/" + bounded_echo(tensor), "a shard file name", detail::describe_json(file), "");
+      // The containment rule (kvplan/files.h): a shard lies in the checkpoint folder.
+      if (!contained_path(dir, file.get<std::string>()))
+        throw ConfigError::field(index.string(), "/weight_map/" + bounded_echo(tensor), "a shard file inside " + dir.string(),
+                                 detail::describe_json(file) + " (it resolves outside the folder; refused)", "");
+      if (!fs::is_regular_file(dir / file.get<std::string>(), ec)) {
         all_shards = false;
         break;
       }
+    }
   }
   if (all_shards) {
     std::vector<CheckpointTensor> tensors;
     u64 read = 0;
+    std::unordered_set<std::string> seen;
     for (const auto& s : shards) {
       auto part = read_safetensors_header(s, &read);
+      for (const auto& t : part)
+        if (!seen.insert(t.name).second)
+          throw FormatError::at(s.string(), kSafetensorsFormat, 8,
+                                "tensor \"" + bounded_echo(t.name) + "\" is also in another shard (tensor names are unique)");
       tensors.insert(tensors.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
     auto w = sum_checkpoint_tensors(tensors, num_layers,

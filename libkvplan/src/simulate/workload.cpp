@@ -14,6 +14,8 @@
 #include "kvplan/simulate.h"
 #include "kvplan/units.h"
 #include "simulate/rng.h"
+#include "util/config_view.h"
+#include "util/csv.h"
 
 namespace kvplan {
 
@@ -21,20 +23,9 @@ namespace {
 
 std::string trim(std::string_view s) {
   std::size_t a = 0, b = s.size();
-  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r' || s[a] == '"')) ++a;
-  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r' || s[b - 1] == '"')) --b;
+  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
+  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
   return std::string(s.substr(a, b - a));
-}
-
-std::vector<std::string> split_csv(std::string_view line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= line.size(); ++i)
-    if (i == line.size() || line[i] == ',') {
-      out.push_back(trim(line.substr(start, i - start)));
-      start = i + 1;
-    }
-  return out;
 }
 
 std::string where(std::string_view source, std::size_t line) { return std::string(source) + ":" + std::to_string(line); }
@@ -43,7 +34,7 @@ std::uint64_t csv_uint(std::string_view source, std::size_t line, std::string_vi
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size())
-    throw ConfigError::field(where(source, line), column, "a non-negative integer", "\"" + text + "\"", "");
+    throw ConfigError::field(where(source, line), column, "a non-negative integer", "\"" + bounded_echo(text) + "\"", "");
   return v;
 }
 
@@ -51,7 +42,7 @@ double csv_double(std::string_view source, std::size_t line, std::string_view co
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
-    throw ConfigError::field(where(source, line), column, "a non-negative number of seconds", "\"" + text + "\"", "");
+    throw ConfigError::field(where(source, line), column, "a non-negative number of seconds", "\"" + bounded_echo(text) + "\"", "");
   return v;
 }
 
@@ -73,7 +64,7 @@ double azure_timestamp(std::string_view source, std::size_t line, const std::str
   if (std::sscanf(t.c_str(), "%d-%d-%d%*[ T]%d:%d:%lf%c", &Y, &M, &D, &h, &mi, &s, &tail) < 6 || M < 1 || M > 12 ||
       D < 1 || D > 31 || h > 23 || mi > 59 || s < 0 || s >= 61)
     throw ConfigError::field(where(source, line), "TIMESTAMP", "a date and time like 2023-11-16 18:15:46.6805900",
-                             "\"" + t + "\"", "");
+                             "\"" + bounded_echo(t) + "\"", "");
   return static_cast<double>(days_from_civil(Y, static_cast<unsigned>(M), static_cast<unsigned>(D))) * 86400.0 +
          h * 3600.0 + mi * 60.0 + s;
 }
@@ -86,7 +77,7 @@ std::uint64_t json_uint(const nlohmann::json& j, std::string_view source, std::s
     return 0;
   }
   if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0))
-    throw ConfigError::field(where(source, line), std::string("/") + key, "a non-negative integer", it->dump(), "");
+    throw ConfigError::field(where(source, line), std::string("/") + key, "a non-negative integer", detail::describe_json(*it), "");
   return it->get<std::uint64_t>();
 }
 
@@ -99,20 +90,79 @@ std::uint64_t string_id(std::string_view s) {
 
 }  // namespace
 
+namespace {
+// Byte order marks: a trace is UTF-8 (or ASCII) text without one.
+void refuse_byte_order_mark(std::string_view text, std::string_view source) {
+  const auto starts = [&](std::string_view m) { return text.substr(0, m.size()) == m; };
+  if (starts("\xEF\xBB\xBF"))
+    throw ConfigError(bounded_echo(source, kMaxPathEchoBytes) + ": the file starts with a UTF-8 byte order mark (bytes EF BB BF, as Excel and "
+                                     "Notepad write); save it as UTF-8 without a BOM");
+  if (starts("\xFF\xFE") || starts("\xFE\xFF"))
+    throw ConfigError(bounded_echo(source, kMaxPathEchoBytes) + ": the file starts with a UTF-16 byte order mark (bytes " +
+                                         std::string(starts("\xFF\xFE") ? "FF FE" : "FE FF") +
+                                         "); save it as UTF-8 without a BOM");
+}
+
+// prompt + output tokens of one request: the simulator holds them in one sequence.
+void check_token_sum(const SimRequest& r, std::string_view source, std::size_t line) {
+  std::uint64_t sum = 0;
+  if (__builtin_add_overflow(r.prompt_tokens, r.output_tokens, &sum))
+    throw ConfigError::field(where(source, line), "prompt + output tokens", "a sum that fits in 64 bits",
+                             std::to_string(r.prompt_tokens) + " + " + std::to_string(r.output_tokens), "");
+}
+
+void read_jsonl_line(std::string_view l, std::string_view source, std::size_t line, std::vector<SimRequest>& out) {
+  // The same bounded JSON reader as config.json: depth checked before parsing (a line nested
+  // a million levels deep is one error, not a stack overflow), nlohmann's exceptions mapped.
+  const std::string at = where(source, line);
+  const nlohmann::json j = detail::parse_config_text(l, at);
+  if (!j.is_object()) throw ConfigError::parse(at, "expected one JSON object per line, got " + detail::describe_json(j));
+  SimRequest r;
+  auto a = j.find("arrival_s");
+  if (a == j.end() || !a->is_number() || !(a->get<double>() >= 0) || !std::isfinite(a->get<double>()))
+    throw ConfigError::field(at, "/arrival_s", "a non-negative number of seconds",
+                             a == j.end() ? "nothing" : detail::describe_json(*a), "");
+  r.arrival_s = a->get<double>();
+  r.prompt_tokens = json_uint(j, source, line, "prompt_tokens", true);
+  r.output_tokens = json_uint(j, source, line, "output_tokens", true);
+  r.prefix_tokens = json_uint(j, source, line, "prefix_tokens", false);
+  for (const char* key : {"session", "prefix_id"}) {
+    auto it = j.find(key);
+    std::uint64_t v = 0;
+    if (it != j.end() && !it->is_null()) {
+      if (it->is_string()) v = string_id(it->get<std::string>());
+      else if (it->is_number_unsigned() && it->get<std::uint64_t>() < UINT64_MAX) v = it->get<std::uint64_t>() + 1;  // +1: 0 stays "none"
+      else if (it->is_number_integer() && it->get<std::int64_t>() >= 0) v = it->get<std::uint64_t>() + 1;
+      else throw ConfigError::field(at, std::string("/") + key, "a string or an integer from 0 to 2^64-2", detail::describe_json(*it), "");
+    }
+    (std::string_view(key) == "session" ? r.session : r.prefix_id) = v;
+  }
+  if (r.prefix_tokens && !r.prefix_id)
+    throw ConfigError::field(at, "/prefix_tokens", "prefix_id beside it", "prefix_tokens alone", "");
+  check_token_sum(r, source, line);
+  out.push_back(r);
+}
+}  // namespace
+
 std::vector<SimRequest> parse_trace(std::string_view text, std::string_view source, TraceFormat format) {
-  std::vector<std::string_view> lines;
+  refuse_byte_order_mark(text, source);
+  // The first line that is not blank tells the format.
+  std::size_t first_line = 1, head_at = 0;
+  std::string head;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
+    head = trim(text.substr(start, end - start));
+    if (!head.empty()) {
+      head_at = start;
+      break;
+    }
     start = end + 1;
+    ++first_line;
   }
-  std::size_t first = 0;
-  while (first < lines.size() && trim(lines[first]).empty()) ++first;
-  if (first == lines.size()) throw ConfigError::parse(source, "the trace has no requests");
-  const std::string head = trim(lines[first]);
+  if (head.empty()) throw ConfigError::parse(source, "the trace has no requests");
   if (format == TraceFormat::automatic) {
-    if (!head.empty() && head[0] == '{') format = TraceFormat::jsonl;
+    if (head[0] == '{') format = TraceFormat::jsonl;
     else if (head.find("ContextTokens") != std::string::npos) format = TraceFormat::azure_csv;
     else if (head.find("Request tokens") != std::string::npos) format = TraceFormat::burstgpt_csv;
     else
@@ -122,42 +172,24 @@ std::vector<SimRequest> parse_trace(std::string_view text, std::string_view sour
   }
   std::vector<SimRequest> out;
   if (format == TraceFormat::jsonl) {
-    for (std::size_t i = first; i < lines.size(); ++i) {
-      const std::string l = trim(lines[i]);
-      if (l.empty()) continue;
-      nlohmann::json j = nlohmann::json::parse(l, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) throw ConfigError::parse(where(source, i + 1), "expected one JSON object per line");
-      SimRequest r;
-      auto a = j.find("arrival_s");
-      if (a == j.end() || !a->is_number() || !(a->get<double>() >= 0) || !std::isfinite(a->get<double>()))
-        throw ConfigError::field(where(source, i + 1), "/arrival_s", "a non-negative number of seconds",
-                                 a == j.end() ? "nothing" : a->dump(), "");
-      r.arrival_s = a->get<double>();
-      r.prompt_tokens = json_uint(j, source, i + 1, "prompt_tokens", true);
-      r.output_tokens = json_uint(j, source, i + 1, "output_tokens", true);
-      r.prefix_tokens = json_uint(j, source, i + 1, "prefix_tokens", false);
-      for (const char* key : {"session", "prefix_id"}) {
-        auto it = j.find(key);
-        std::uint64_t v = 0;
-        if (it != j.end() && !it->is_null()) {
-          if (it->is_string()) v = string_id(it->get<std::string>());
-          else if (it->is_number_unsigned()) v = it->get<std::uint64_t>() + 1;  // +1: 0 stays "none"
-          else if (it->is_number_integer() && it->get<std::int64_t>() >= 0) v = it->get<std::uint64_t>() + 1;
-          else throw ConfigError::field(where(source, i + 1), std::string("/") + key, "a string or a non-negative integer", it->dump(), "");
-        }
-        (std::string_view(key) == "session" ? r.session : r.prefix_id) = v;
-      }
-      if (r.prefix_tokens && !r.prefix_id)
-        throw ConfigError::field(where(source, i + 1), "/prefix_tokens", "prefix_id beside it", "prefix_tokens alone", "");
-      out.push_back(r);
+    std::size_t line = first_line;
+    for (std::size_t start = head_at; start < text.size(); ++line) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      const std::string l = trim(text.substr(start, end - start));
+      start = end + 1;
+      if (!l.empty()) read_jsonl_line(l, source, line, out);
     }
   } else {
-    const auto cols = split_csv(head);
+    detail::CsvReader csv(text.substr(head_at), source);
+    std::vector<std::string> cols, f;
+    csv.next(cols);
+    const std::size_t line0 = first_line - 1;  // the reader counts lines from head_at
     auto col = [&](std::string_view name) -> std::size_t {
       for (std::size_t c = 0; c < cols.size(); ++c)
         if (cols[c] == name) return c;
-      throw ConfigError::field(where(source, first + 1), "header", "a column named \"" + std::string(name) + "\"",
-                               "\"" + head + "\"", "");
+      throw ConfigError::field(where(source, first_line), "header", "a column named \"" + std::string(name) + "\"",
+                               "\"" + bounded_echo(head) + "\"", "");
     };
     const bool azure = format == TraceFormat::azure_csv;
     const std::size_t ct = col(azure ? "TIMESTAMP" : "Timestamp");
@@ -166,33 +198,34 @@ std::vector<SimRequest> parse_trace(std::string_view text, std::string_view sour
     std::optional<std::size_t> cs;
     for (std::size_t c = 0; c < cols.size(); ++c)
       if (cols[c] == "Session ID") cs = c;
-    double t0 = 0;
-    bool have_t0 = false;
-    for (std::size_t i = first + 1; i < lines.size(); ++i) {
-      const std::string l = trim(lines[i]);
-      if (l.empty()) continue;
-      const auto f = split_csv(lines[i]);
-      if (f.size() < cols.size())
-        throw ConfigError::field(where(source, i + 1), "row", std::to_string(cols.size()) + " columns",
+    while (csv.next(f)) {
+      const std::size_t line = line0 + csv.line();
+      if (f.size() != cols.size())
+        throw ConfigError::field(where(source, line), "row", std::to_string(cols.size()) + " columns, as the header",
                                  std::to_string(f.size()), "");
-      const double t = azure ? azure_timestamp(source, i + 1, f[ct]) : csv_double(source, i + 1, cols[ct], f[ct]);
-      if (!have_t0) t0 = t, have_t0 = true;
       SimRequest r;
-      r.arrival_s = std::max(0.0, t - t0);
-      r.prompt_tokens = csv_uint(source, i + 1, cols[cp], f[cp]);
-      r.output_tokens = csv_uint(source, i + 1, cols[co], f[co]);
+      r.arrival_s = azure ? azure_timestamp(source, line, f[ct]) : csv_double(source, line, cols[ct], f[ct]);
+      r.prompt_tokens = csv_uint(source, line, cols[cp], f[cp]);
+      r.output_tokens = csv_uint(source, line, cols[co], f[co]);
       if (cs && !f[*cs].empty()) r.session = string_id(f[*cs]);
+      check_token_sum(r, source, line);
       out.push_back(r);
     }
   }
   if (out.empty()) throw ConfigError::parse(source, "the trace has no requests");
+  // Arrival times are relative to the earliest row (docs/simulate.md "Workloads"): the first row
+  // of a trace sorted by time, as published traces are; a row earlier than the first keeps its
+  // place before it instead of being clamped to it.
+  double t0 = out.front().arrival_s;
+  for (const auto& r : out) t0 = std::min(t0, r.arrival_s);
+  for (auto& r : out) r.arrival_s -= t0;
   std::stable_sort(out.begin(), out.end(), [](const SimRequest& a, const SimRequest& b) { return a.arrival_s < b.arrival_s; });
   return out;
 }
 
 std::vector<SimRequest> load_trace(const std::string& path, TraceFormat format) {
   // Published traces (Azure 2023/2024, BurstGPT) are tens to hundreds of MB.
-  return parse_trace(read_regular_file(path, 4ull << 30, "trace file (--trace)"), path, format);
+  return parse_trace(read_regular_file(path, kMaxTraceFileBytes, "trace file (--trace)"), path, format);
 }
 
 namespace {

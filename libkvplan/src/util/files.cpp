@@ -62,4 +62,21 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, 
   return out;
 }
 
+std::optional<std::filesystem::path> contained_path(const std::filesystem::path& base, const std::filesystem::path& name) {
+  namespace fs = std::filesystem;
+  if (name.empty() || name.is_absolute() || name.has_root_name() || name.has_root_directory()) return std::nullopt;
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(base, ec);
+  if (ec) return std::nullopt;
+  const fs::path full = fs::weakly_canonical(base / name, ec);
+  if (ec) return std::nullopt;
+  // Component-wise prefix: /a/bc is not inside /a/b.
+  auto r = root.begin(), f = full.begin();
+  for (; r != root.end(); ++r, ++f) {
+    if (r->empty() && std::next(r) == root.end()) break;  // a trailing separator
+    if (f == full.end() || *r != *f) return std::nullopt;
+  }
+  return full;
+}
+
 }  // namespace kvplan
