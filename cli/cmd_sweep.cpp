@@ -17,8 +17,8 @@ static void register_sweep(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<SweepOptions>();
   auto* cmd = app.add_subcommand("sweep", "a context x concurrency grid of per-GPU memory, fit and decode step time");
   opt->plan.add(*cmd);
-  cmd->add_option("--contexts", opt->contexts, "tokens per sequence, comma-separated")->delimiter(',')->capture_default_str();
-  cmd->add_option("--concurrency", opt->concurrency, "sequences, comma-separated")->delimiter(',')->capture_default_str();
+  cmd->add_option("--contexts", opt->contexts, "tokens per sequence, comma-separated")->capture_default_str();
+  cmd->add_option("--concurrency", opt->concurrency, "sequences, comma-separated")->capture_default_str();
   auto* csv = cmd->add_flag("--csv", opt->csv, "print CSV (the default)");
   auto* json = cmd->add_flag("--json", opt->json, "print one JSON object");
   csv->excludes(json);

@@ -46,8 +46,18 @@ struct PlanOptions {
 
 // "4096,32k,128k" -> token counts.
 inline std::vector<std::uint64_t> parse_token_list(const std::vector<std::string>& items, const char* flag) {
+  // Split here, not by CLI11's delimiter (which drops an empty item: "1k,,2k" read as 1k,2k).
   std::vector<std::uint64_t> out;
-  for (const auto& s : items) out.push_back(parse_tokens(s, flag));
+  for (const auto& s : items)
+    for (std::size_t b = 0;;) {
+      const std::size_t e = std::min(s.find(',', b), s.size());
+      const std::string piece = s.substr(b, e - b);
+      if (piece.find_first_not_of(" \t") == std::string::npos)
+        throw InputError::value(flag, s, "a comma-separated list such as 4096,32k,128k with no empty item");
+      out.push_back(parse_tokens(piece, flag));
+      if (e == s.size()) break;
+      b = e + 1;
+    }
   if (out.empty()) throw InputError::value(flag, "nothing", "a comma-separated list such as 4096,32k,128k");
   return out;
 }

@@ -330,6 +330,9 @@ std::uint64_t plain_uint(const std::string& text, std::string_view flag) {
 double plain_float(const std::string& text, std::string_view flag) {
   const std::string v = trim_space(text);
   char* end = nullptr;
+  // strtod also reads C99 hex floats ("0x1p-1"); the engines parse with Python's float(), which
+  // refuses them (ValueError: could not convert string to float), so kvplan does too.
+  if (v.find_first_of("xX") != std::string::npos) throw InputError::value(flag, text, "a finite decimal number (Python's float() refuses hex)");
   const double x = std::strtod(v.c_str(), &end);
   if (v.empty() || !end || *end != '\0' || !std::isfinite(x)) throw InputError::value(flag, text, "a finite number");
   return x;

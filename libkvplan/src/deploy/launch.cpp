@@ -264,15 +264,28 @@ std::optional<Deployment> recognise_container_run(const std::vector<std::string>
   std::optional<Deployment> d;
   std::vector<std::string> cmd = entrypoint;
   cmd.insert(cmd.end(), rest.begin(), rest.end());
-  if (!entrypoint.empty() || (!rest.empty() && rest[0].size() && rest[0][0] != '-' && recognise(rest, source, depth + 1))) {
+  const bool vllm_image = repo == "vllm/vllm-openai" || (repo.size() >= 17 && repo.substr(repo.size() - 17) == "/vllm/vllm-openai");
+  const bool llamacpp_image = repo.find("ggml-org/llama.cpp") != std::string::npos || repo.find("ggerganov/llama.cpp") != std::string::npos;
+  const bool starts_engine = !rest.empty() && rest[0].size() && rest[0][0] != '-' && recognise(rest, source, depth + 1);
+  if (entrypoint.empty() && starts_engine && (vllm_image || (llamacpp_image && starts_with(tag, "server")))) {
+    // The image's ENTRYPOINT already is the server (vllm/vllm-openai: ["vllm", "serve"], vllm's
+    // docker/Dockerfile; llama.cpp :server*: ["/app/llama-server"], .devops/*.Dockerfile), and
+    // arguments after the image (Kubernetes: args without command) are appended to it: the
+    // container runs `vllm serve vllm serve ...`, which argparse refuses, and exits.
+    throw InputError::value(tool + " run " + image, rest[0] + (rest.size() > 1 ? " " + rest[1] : ""),
+                            std::string("arguments for the image's entrypoint (") + (vllm_image ? "vllm serve" : "llama-server") +
+                                "): the engine command repeated after the image runs it twice and the container exits at "
+                                "start; drop it from the arguments, or set the command (Kubernetes: command:)");
+  }
+  if (!entrypoint.empty() || starts_engine) {
     d = recognise(cmd, source, depth + 1);
     if (!d) throw InputError::value(tool + " run " + image, cmd.empty() ? "" : cmd[0], kEngineHint);
-  } else if (repo == "vllm/vllm-openai" || (repo.size() >= 17 && repo.substr(repo.size() - 17) == "/vllm/vllm-openai")) {
+  } else if (vllm_image) {
     // The image's ENTRYPOINT is `vllm serve` (older tags: python3 -m vllm.entrypoints.openai.api_server).
     cmd = {"vllm", "serve"};
     cmd.insert(cmd.end(), rest.begin(), rest.end());
     d = recognise(cmd, source, depth + 1);
-  } else if (repo.find("ggml-org/llama.cpp") != std::string::npos || repo.find("ggerganov/llama.cpp") != std::string::npos) {
+  } else if (llamacpp_image) {
     if (!starts_with(tag, "server"))
       throw InputError::value(tool + " run " + image, tag, "a llama.cpp server image (ghcr.io/ggml-org/llama.cpp:server, :server-cuda, ...)");
     cmd = {"llama-server"};  // ENTRYPOINT of the :server* images

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "deploy/launch_internal.h"
+#include "deploy/k8s_container.h"
 #include "deploy/yaml.h"
 #include "kvplan/check.h"
 #include "kvplan/error.h"
@@ -38,11 +39,9 @@ std::string scalar_string(const json& v) {
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
   if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
-  if (v.is_number_float()) {
-    std::ostringstream os;
-    os << v.get<double>();
-    return os.str();
-  }
+  // The shortest text that reads back as the same double (as Python's repr): 1234567.5, not
+  // ostream's 6 significant digits (1.23457e+06).
+  if (v.is_number_float()) return v.dump();
   return detail::describe_json(v);
 }
 
@@ -207,16 +206,8 @@ std::uint64_t gpu_quantity(const json& v, std::string_view where) {
   throw DeploymentError(std::string(where) + ": expected a whole number of GPUs in resources, got " + detail::describe_json(v), "", 0);
 }
 
-// nvidia.com/gpu or amd.com/gpu from limits (else requests).
-std::uint64_t container_gpus(const json& c, std::string_view where) {
-  for (const char* part : {"limits", "requests"}) {
-    const json* r = at(c, {"resources", part});
-    if (!r || !r->is_object()) continue;
-    for (const char* k : {"nvidia.com/gpu", "amd.com/gpu"})
-      if (r->contains(k)) return gpu_quantity((*r)[k], where);
-  }
-  return 0;
-}
+// nvidia.com/gpu or amd.com/gpu from limits (else requests); 0 when neither (k8s_container.h).
+std::uint64_t container_gpus(const json& c, std::string_view where) { return detail::k8s_container_gpus(c, where).value_or(0); }
 
 // --------------------------------------------------------------------------------------------
 // Containers
@@ -299,9 +290,15 @@ void add_container(std::vector<Deployment>& out, const Context& cx, const json& 
     for (auto& w : v) w = k8s_expand(w, envmap);
     return v;
   };
-  std::vector<std::string> args = expand(words_of(c.value("args", json()), where, "args"));
+  // Kubernetes' typing (k8s_container.h): []string, or the API server refuses the manifest.
+  std::vector<std::string> args, command;
+  try {
+    args = expand(detail::k8s_string_list(c.value("args", json()), where, "args"));
+    command = expand(detail::k8s_string_list(c.value("command", json()), where, "command"));
+  } catch (const DeploymentError& e) {
+    throw DeploymentError(e.what(), std::string(cx.source), cx.doc ? cx.doc->line_of(pointer) : 0);
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  const std::vector<std::string> command = expand(words_of(c.value("command", json()), where, "command"));
   std::optional<Deployment> d;
   try {
     d = container_deployment(command, args, text_of(c, "image"), env, cx.source);
@@ -320,7 +317,11 @@ void add_container(std::vector<Deployment>& out, const Context& cx, const json& 
   d->env.insert(d->env.begin(), env.begin(), env.end());
   std::uint64_t g = 0;
   try {
-    g = gpus_override ? gpus_override : container_gpus(c, where);
+    const auto own = detail::k8s_container_gpus(c, where);
+    if (own && *own == 0 && !gpus_override)
+      throw DeploymentError(where + ": resources give the container nvidia.com/gpu: 0, so it sees no GPU and the engine "
+                                    "cannot start (0 is zero GPUs, not unset)", "", 0);
+    g = gpus_override ? gpus_override : own.value_or(0);
   } catch (const DeploymentError& e) {
     throw DeploymentError(e.what(), std::string(cx.source), d->line);
   }
@@ -417,7 +418,7 @@ void kubernetes(std::vector<Deployment>& out, const Context& cx_in, const json& 
     // The model's args follow the runtime's; its resources (when given) replace the runtime's.
     if (model->contains("resources")) c["resources"] = (*model)["resources"];
     if (model->contains("env")) c["env"] = (*model)["env"];
-    std::vector<std::string> extra = words_of(model->value("args", json()), where, "args");
+    std::vector<std::string> extra = detail::k8s_string_list(model->value("args", json()), where, "args");
     std::vector<std::string> notes;
     std::string gpu;
     try {
@@ -538,7 +539,7 @@ std::vector<Deployment> read_deployments(std::string_view text, std::string_view
   const std::string t = trim_space(text);
   if (!t.empty() && (t.front() == '{' || t.front() == '[')) {
     detail::YamlDocument d;
-    d.value = detail::parse_config_text(t, source);
+    d.value = detail::parse_config_text(t, source, /*nonfinite_as_text=*/true);
     docs.push_back(std::move(d));
   } else {
     docs = detail::parse_yaml_documents(text, source);

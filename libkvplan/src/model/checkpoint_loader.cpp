@@ -10,6 +10,7 @@
 #include "kvplan/gguf.h"
 #include "kvplan/registry.h"
 #include "model/checkpoint_internal.h"
+#include "util/config_view.h"
 
 #include <nlohmann/json.hpp>
 
@@ -61,7 +62,13 @@ std::string with_hf_quant_config(std::string config_text, const fs::path& config
 // its own tensor infos.
 std::vector<fs::path> split_shards(const fs::path& first, const GgufHeader& h) {
   auto it = h.metadata.find("split.count");
-  if (it == h.metadata.end() || !it->is_number_unsigned() || it->get<u64>() <= 1) return {};
+  if (it == h.metadata.end()) return {};
+  // llama.cpp writes split.count as a u16 (gguf-split LLM_KV_SPLIT_COUNT); anything else is a
+  // malformed file, never "not split".
+  if (!it->is_number_unsigned() || it->get<u64>() == 0)
+    throw ConfigError::field(first.string(), "split.count", "a positive integer (the number of split files)",
+                             detail::describe_json(*it), "gguf");
+  if (it->get<u64>() == 1) return {};
   const u64 count = it->get<u64>();
   const std::string name = first.filename().string();
   char tail[32];

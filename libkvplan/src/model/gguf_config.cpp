@@ -12,6 +12,7 @@
 #include "kvplan/error.h"
 #include "kvplan/gguf.h"
 #include "kvplan/model.h"
+#include "util/config_view.h"
 
 namespace kvplan {
 
@@ -30,7 +31,7 @@ struct Meta {
     return it == md.end() ? nullptr : &*it;
   }
   [[noreturn]] void bad(const std::string& key, const std::string& expected) const {
-    throw ConfigError::field(source, arch + "." + key, expected, get(key) ? get(key)->dump() : "nothing",
+    throw ConfigError::field(source, arch + "." + key, expected, get(key) ? detail::describe_json(*get(key)) : "nothing",
                              "gguf:" + arch);
   }
   std::optional<u64> uint(const std::string& key) const {
@@ -89,7 +90,7 @@ json gguf_to_config(const GgufHeader& h, std::string_view source) {
   auto arch_it = md.find("general.architecture");
   if (arch_it == md.end() || !arch_it->is_string())
     throw ConfigError::field(source, "general.architecture", "a string naming the architecture",
-                             arch_it == md.end() ? "nothing" : arch_it->dump(), "");
+                             arch_it == md.end() ? "nothing" : detail::describe_json(*arch_it), "");
   Meta m{md, arch_it->get<std::string>(), std::string(source)};
   auto mt = model_types().find(m.arch);
   if (mt == model_types().end())
@@ -101,6 +102,7 @@ json gguf_to_config(const GgufHeader& h, std::string_view source) {
   const u64 n = m.require("block_count");
   // Checked before any per-layer vector is sized by it (the loader applies the same cap).
   if (n > kMaxLayers) m.bad("block_count", "a layer count of at most " + std::to_string(kMaxLayers));
+  if (n == 0) m.bad("block_count", "at least one layer");
   c["num_hidden_layers"] = n;
   if (auto v = m.uint("embedding_length")) c["hidden_size"] = *v;
   if (auto v = m.uint("context_length")) c["max_position_embeddings"] = *v;

@@ -133,7 +133,23 @@ std::size_t ModelSpec::count_kind(std::string_view kind) const {
 // it is served in, fp32 only when the user asked for it (--assume dtype=fp32, an engine's --dtype).
 Dtype serving_dtype(const ModelSpec& m) { return m.dtype; }
 
+namespace {
+// The assumptions kvplan knows (docs/cli.md --assume); any other is an error listing them, never
+// silently ignored.
+void check_assumptions(const LoadOptions& opts) {
+  for (const auto& a : opts.assume) {
+    if (a == "dense") continue;
+    if (a.starts_with("dtype=")) {
+      (void)parse_dtype(a.substr(6), "--assume dtype");
+      continue;
+    }
+    throw InputError::unknown("assumption (--assume)", a, "dense or dtype=NAME (the only assumptions kvplan accepts)");
+  }
+}
+}  // namespace
+
 ModelSpec load_model_from_json(std::string_view json_text, std::string_view source, const LoadOptions& opts) {
+  check_assumptions(opts);
   ConfigView cfg(detail::parse_config_text(json_text, source), std::string(source));
   ModelSpec m;
   m.name = std::string(source);
@@ -173,6 +189,7 @@ ModelSpec load_model_from_json(std::string_view json_text, std::string_view sour
 }
 
 ModelSpec load_model(std::string_view name_or_path, const LoadOptions& opts) {
+  check_assumptions(opts);
   return detail::load_resolved(resolve_model(name_or_path), opts);
 }
 

@@ -107,9 +107,12 @@ PlanInput plan_input_from_request(const nlohmann::json& request, FieldNaming nam
     in.gpu.memory_marketing_bytes = in.gpu.memory_bytes;
     in.gpu.memory_marketing = format_gb(in.gpu.memory_bytes, 0);
   }
-  // 0 (the CLI's default) keeps the device's figure.
-  if (const auto bw = r.get_number("gpu_bandwidth"); bw && *bw != 0) in.gpu.bandwidth_bytes_per_s = *bw;
-  if (const auto fl = r.get_number("gpu_flops"); fl && *fl != 0) in.gpu.bf16_flops = *fl;
+  // Absent keeps the device's figure; a rate given as 0 is an error, not "keep the catalog's".
+  for (const char* key : {"gpu_bandwidth", "gpu_flops"})
+    if (const auto v = r.get_number(key); v && *v == 0)
+      throw InputError::value(r.label(key), "0", "a positive rate (leave it out to use the catalog's figure)");
+  if (const auto bw = r.get_number("gpu_bandwidth")) in.gpu.bandwidth_bytes_per_s = *bw;
+  if (const auto fl = r.get_number("gpu_flops")) in.gpu.bf16_flops = *fl;
 
   const EnginePreset preset = engine_preset(r.get_text("engine").value_or("none"));
   in.gpus = r.get_uint("gpus");
@@ -128,6 +131,8 @@ PlanInput plan_input_from_request(const nlohmann::json& request, FieldNaming nam
   in.kv_dtypes = preset.kv_dtypes;
   in.reserved.override_bytes = r.get_uint("reserved");
   in.reserved.runtime_bytes = r.get_uint("runtime_overhead").value_or(in.reserved.runtime_bytes);
+  if (const auto chunk = r.get_uint("prefill_chunk"); chunk && *chunk == 0)
+    throw InputError::value(r.label("prefill_chunk"), "0", "a positive number of tokens (the prefill chunk the activations are sized for)");
   in.reserved.prefill_chunk_tokens = r.get_uint("prefill_chunk").value_or(in.reserved.prefill_chunk_tokens);
   in.shared_prefix_tokens = r.get_uint("shared_prefix").value_or(in.shared_prefix_tokens);
   in.offload_bytes = r.get_uint("offload").value_or(in.offload_bytes);

@@ -83,7 +83,7 @@ void check_json_depth(std::string_view text, std::string_view source) {
   }
 }
 
-nlohmann::json parse_config_text(std::string_view text, std::string_view source) {
+nlohmann::json parse_config_text(std::string_view text, std::string_view source, bool nonfinite_as_text) {
   check_json_depth(text, source);
   // Replace bare Infinity / NaN tokens outside strings. Infinity becomes the largest double
   // (no KV-relevant field is infinite); NaN becomes null.
@@ -106,12 +106,12 @@ nlohmann::json parse_config_text(std::string_view text, std::string_view source)
     }
     auto word_at = [&](std::string_view w) { return text.substr(i, w.size()) == w; };
     if (word_at("Infinity")) {
-      cleaned += "1.7976931348623157e308";
+      cleaned += nonfinite_as_text ? "\"Infinity\"" : "1.7976931348623157e308";
       i += 7;
       continue;
     }
     if (word_at("NaN")) {
-      cleaned += "null";
+      cleaned += nonfinite_as_text ? "\"NaN\"" : "null";
       i += 2;
       continue;
     }

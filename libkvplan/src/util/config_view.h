@@ -61,7 +61,9 @@ class ConfigView {
 
 // Parses JSON as real configs are written: accepts the bare Infinity/-Infinity/NaN tokens
 // Python's json module emits. Throws ConfigError naming `source` on malformed text.
-nlohmann::json parse_config_text(std::string_view text, std::string_view source);
+// `nonfinite_as_text` (deployment files): NaN and Infinity become the strings "NaN" and
+// "Infinity", so a field given as NaN is an error naming it, not a null read as absent.
+nlohmann::json parse_config_text(std::string_view text, std::string_view source, bool nonfinite_as_text = false);
 
 // Throws ConfigError::too_deep naming `source` when arrays/objects in `text` nest deeper than
 // kMaxJsonDepth (a scan outside strings; no parsing, no recursion).
