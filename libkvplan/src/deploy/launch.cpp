@@ -32,6 +32,7 @@ class Tokenizer {
     std::vector<detail::ShellCommand> out;
     detail::ShellCommand cur;
     cur.line = line_;
+    unset_ = &cur.unset_variables;
     bool skip_next_word = false;  // the target of a redirection
     auto end_word = [&] {
       if (!have_) return;
@@ -61,6 +62,7 @@ class Tokenizer {
         out.push_back(std::move(cur));
       }
       cur = {};
+      unset_ = &cur.unset_variables;
       cur.line = line_;
     };
     for (i_ = 0; i_ < s_.size(); ++i_) {
@@ -161,7 +163,10 @@ class Tokenizer {
     (void)braced;
     if (auto it = vars_.find(name); it != vars_.end()) word_ += it->second;
     else if (has_fallback) word_ += fallback;
-    else word_ += std::string(s_.substr(start, i_ - start + 1));
+    else {
+      word_ += std::string(s_.substr(start, i_ - start + 1));
+      if (unset_ && std::find(unset_->begin(), unset_->end(), name) == unset_->end()) unset_->push_back(name);
+    }
   }
 
   std::string_view s_;
@@ -170,6 +175,7 @@ class Tokenizer {
   std::uint64_t line_ = 1, word_line_ = 1;
   std::string word_;
   bool have_ = false;
+  std::vector<std::string>* unset_ = nullptr;
 };
 
 std::string base_name(const std::string& s) {
@@ -218,7 +224,8 @@ std::uint64_t count_devices(const std::string& list) {
 
 const char* const kEngineHint =
     "an engine command (vllm serve MODEL, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, "
-    "llama-server, trtllm-serve MODEL), optionally after NAME=value, env, docker run IMAGE or sh -c";
+    "sglang serve, llama-server, trtllm-serve MODEL), optionally after NAME=value, env, uv run, uvx, pipx run, torchrun -m, "
+    "ray job submit --, docker run IMAGE or sh -c";
 
 std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std::string_view source, int depth);
 
@@ -300,6 +307,144 @@ std::optional<Deployment> recognise_container_run(const std::vector<std::string>
   return d;
 }
 
+// --------------------------------------------------------------------------------------------
+// Python launchers and job runners in front of the engine: each skips its own options and hands
+// the command it runs back to recognise(). Options that take a value are listed from each tool's
+// own reference (pinned below); any other option is read as taking none, so an unlisted one can
+// only make the command unrecognised (then refused), never change what the engine is given.
+// --------------------------------------------------------------------------------------------
+bool in_list(std::string_view f, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), f) != names.end();
+}
+
+// Index of the first word after the tool's options at `i` (past one `--`); `takes_value` says
+// which options consume the next word (`--opt=value` never does).
+template <class TakesValue>
+std::size_t skip_options(const std::vector<std::string>& a, std::size_t i, TakesValue takes_value) {
+  while (i < a.size() && a[i].size() > 1 && a[i][0] == '-') {
+    if (a[i] == "--") return i + 1;
+    const bool inline_value = a[i].find('=') != std::string::npos;
+    i += (!inline_value && takes_value(a[i])) ? 2 : 1;
+  }
+  return i;
+}
+
+// The executable a package spec names: `vllm@v0.9.1`, `vllm==0.9.1`, `vllm>=0.6.0`,
+// `sglang[all]` -> the package name (uvx / pipx run the console script of that name).
+std::string package_command(const std::string& spec) {
+  const auto end = spec.find_first_of("@=<>!~[; ");
+  return spec.substr(0, end);
+}
+
+// uv 0.8 `uv run` options with a value (docs.astral.sh/uv/reference/cli/#uv-run).
+bool uv_run_takes_value(std::string_view f) {
+  return in_list(f, {"--extra", "--no-extra", "--group", "--no-group", "--only-group", "--with", "--with-editable",
+                     "--with-requirements", "--package", "--python", "-p", "--env-file", "--directory", "--project", "--index",
+                     "--default-index", "--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--index-strategy",
+                     "--keyring-provider", "--resolution", "--prerelease", "--fork-strategy", "--config-setting", "-C",
+                     "--no-build-isolation-package", "--exclude-newer", "--link-mode", "--no-build-package",
+                     "--no-binary-package", "--refresh-package", "--reinstall-package", "--upgrade-package", "-P",
+                     "--cache-dir", "--config-file", "--color", "--allow-insecure-host", "--python-preference"});
+}
+// uv 0.8 `uv tool run` / `uvx` options with a value (docs.astral.sh/uv/reference/cli/#uv-tool-run).
+bool uvx_takes_value(std::string_view f) {
+  return f == "--from" || uv_run_takes_value(f);
+}
+// pipx 1.7 `pipx run` options with a value (pipx.pypa.io/stable/docs/#pipx-run).
+bool pipx_takes_value(std::string_view f) {
+  return in_list(f, {"--spec", "--python", "--pip-args", "--index-url", "-i", "--backend", "--fetch-python"});
+}
+// torchrun (PyTorch 2.7 torch/distributed/run.py get_args_parser): every option but these
+// booleans takes a value.
+bool torchrun_takes_value(std::string_view f) {
+  return !in_list(f, {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path", "-m", "--module",
+                      "--virtual-local-rank", "--virtual_local_rank", "-h", "--help"});
+}
+
+std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std::string_view source, int depth);
+
+// The command a launcher runs, as its own argv, recognised with the launcher's env kept.
+std::optional<Deployment> recognise_inner(std::vector<std::string> cmd, const Deployment& outer, std::string_view source,
+                                          int depth, const std::string& launcher) {
+  if (cmd.empty()) throw InputError::value(launcher, "", "a command after the launcher's options");
+  auto d = recognise(cmd, source, depth + 1);
+  if (!d) return d;
+  for (auto it = outer.env.rbegin(); it != outer.env.rend(); ++it) d->env.insert(d->env.begin(), *it);
+  if (!d->gpus)
+    for (const auto& [k, v] : outer.env)
+      if (k == "CUDA_VISIBLE_DEVICES" || k == "HIP_VISIBLE_DEVICES" || k == "ROCR_VISIBLE_DEVICES")
+        if (const std::uint64_t n = count_devices(v)) d->gpus = n;
+  return d;
+}
+
+std::optional<Deployment> recognise_launcher(const std::vector<std::string>& a, std::size_t i, const Deployment& outer,
+                                             std::string_view source, int depth) {
+  const std::string exe = base_name(a[i]);
+  auto tail = [&](std::size_t k) { return std::vector<std::string>(a.begin() + static_cast<std::ptrdiff_t>(std::min(k, a.size())), a.end()); };
+  // `uv run [opts] CMD ...`, `uv run -m MODULE ...` (= python -m MODULE).
+  if (exe == "uv" && i + 1 < a.size() && a[i + 1] == "run") {
+    std::size_t k = i + 2;
+    while (k < a.size() && a[k].size() > 1 && a[k][0] == '-' && a[k] != "--") {
+      if (a[k] == "-m" || a[k] == "--module") {
+        std::vector<std::string> cmd = {"python", "-m"};
+        const auto rest = tail(k + 1);
+        cmd.insert(cmd.end(), rest.begin(), rest.end());
+        return recognise_inner(cmd, outer, source, depth, "uv run -m");
+      }
+      k += (a[k].find('=') == std::string::npos && uv_run_takes_value(a[k])) ? 2 : 1;
+    }
+    if (k < a.size() && a[k] == "--") ++k;
+    return recognise_inner(tail(k), outer, source, depth, "uv run");
+  }
+  // `uvx [opts] PACKAGE[@version] ARGS`, `uv tool run ...`, `pipx run [opts] APP[==version] ARGS`:
+  // the package's console script of the same name, or with --from / --spec the first word as
+  // the command itself.
+  const bool uvx = exe == "uvx" || (exe == "uv" && i + 2 < a.size() && a[i + 1] == "tool" && a[i + 2] == "run");
+  const bool pipx = exe == "pipx" && i + 1 < a.size() && a[i + 1] == "run";
+  if (uvx || pipx) {
+    std::size_t k = exe == "uvx" ? i + 1 : pipx ? i + 2 : i + 3;
+    bool from = false;
+    for (std::size_t j = k; j < a.size() && a[j].size() > 1 && a[j][0] == '-' && a[j] != "--"; ++j)
+      if (a[j] == "--from" || a[j] == "--spec" || starts_with(a[j], "--from=") || starts_with(a[j], "--spec=")) from = true;
+    k = uvx ? skip_options(a, k, uvx_takes_value) : skip_options(a, k, pipx_takes_value);
+    const std::string launcher = uvx ? "uvx" : "pipx run";
+    if (k >= a.size()) throw InputError::value(launcher, "", "a package or command after the options");
+    std::vector<std::string> cmd = {from ? a[k] : package_command(a[k])};
+    std::size_t r = k + 1;
+    if (r < a.size() && a[r] == "--") ++r;  // `uv tool run 'vllm>=0.6.0' -- serve ...`
+    const auto rest = tail(r);
+    cmd.insert(cmd.end(), rest.begin(), rest.end());
+    return recognise_inner(cmd, outer, source, depth, launcher);
+  }
+  // `torchrun [opts] -m MODULE ...` / `torchrun --no-python CMD ...`; a script is not an engine.
+  if (exe == "torchrun" || (starts_with(exe, "python") && i + 2 < a.size() && a[i + 1] == "-m" && a[i + 2] == "torch.distributed.run")) {
+    std::size_t k = exe == "torchrun" ? i + 1 : i + 3;
+    bool module = false, no_python = false;
+    while (k < a.size() && a[k].size() > 1 && a[k][0] == '-') {
+      if (a[k] == "--") { ++k; break; }
+      if (a[k] == "-m" || a[k] == "--module") module = true;
+      if (a[k] == "--no-python" || a[k] == "--no_python") no_python = true;
+      k += (a[k].find('=') == std::string::npos && torchrun_takes_value(a[k])) ? 2 : 1;
+    }
+    if (k >= a.size()) throw InputError::value("torchrun", "", "a training script, -m MODULE or --no-python COMMAND");
+    std::vector<std::string> cmd;
+    if (module) cmd = {"python", "-m"};
+    else if (!no_python) return std::nullopt;  // torchrun script.py: not an engine server
+    const auto rest = tail(k);
+    cmd.insert(cmd.end(), rest.begin(), rest.end());
+    return recognise_inner(cmd, outer, source, depth, "torchrun");
+  }
+  // `ray job submit [opts] -- ENTRYPOINT ...` (Ray 2.x `ray job submit --help`: the entrypoint
+  // follows `--`).
+  if (exe == "ray" && i + 2 < a.size() && a[i + 1] == "job" && a[i + 2] == "submit") {
+    const auto dash = std::find(a.begin() + static_cast<std::ptrdiff_t>(i + 3), a.end(), "--");
+    if (dash == a.end())
+      throw InputError::value("ray job submit", "", "the job's entrypoint after -- (ray job submit [options] -- vllm serve ...)");
+    return recognise_inner(std::vector<std::string>(dash + 1, a.end()), outer, source, depth, "ray job submit");
+  }
+  return std::nullopt;
+}
+
 std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std::string_view source, int depth) {
   if (depth > 8) throw InputError::value("launch command", "", "at most 8 nested wrappers (sh -c, docker run)");
   Deployment d;
@@ -336,6 +481,9 @@ std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std
         if (const std::uint64_t n = count_devices(v)) d.gpus = n;
     return std::optional<Deployment>(std::move(d));
   };
+  if (exe == "uv" || exe == "uvx" || exe == "pipx" || exe == "torchrun" || exe == "ray" ||
+      ((exe == "python" || exe == "python3") && i + 2 < a.size() && a[i + 2] == "torch.distributed.run"))
+    return recognise_launcher(a, i, d, source, depth);
   if (exe == "docker" || exe == "podman" || exe == "nerdctl") {
     std::size_t k = i + 1;
     if (k < a.size() && a[k] == "container") ++k;
@@ -435,6 +583,13 @@ std::vector<Deployment> launch_script_deployments(std::string_view text, std::st
     auto d = recognise(c.words, source, 0);
     if (!d) continue;
     d->line = first_line + c.line - 1;
+    // A variable the script never set, used by the engine's own arguments: its value is what
+    // kvplan would judge, so it is named rather than read as the literal "$NAME".
+    for (const auto& name : c.unset_variables)
+      for (const auto& w : d->args)
+        if (w.find("$" + name) != std::string::npos || w.find("${" + name) != std::string::npos)
+          throw DeploymentError::at(source, d->line, "the engine command uses $" + name + ", which the script does not set (" +
+                                                         name + "=... before it, or pass the command with the value written out)");
     out.push_back(std::move(*d));
   }
   return out;

@@ -15,11 +15,15 @@ namespace kvplan::detail {
 struct ShellCommand {
   std::vector<std::string> words;
   std::uint64_t line = 1;
+  // Variables the command expands that the script never set ($MODEL with no MODEL=...): they
+  // stay as written in `words`, and an engine command whose own arguments use one is refused
+  // with the name (launch_script_deployments).
+  std::vector<std::string> unset_variables;
 };
 
 // Splits a script into simple commands (newlines, ;, &&, ||, |, & separate them; redirections are
 // dropped). Variables assigned earlier in the script ($X, ${X}, ${X:-default}) are expanded;
-// unknown ones stay as written.
+// unknown ones stay as written and are listed in ShellCommand::unset_variables.
 std::vector<ShellCommand> split_script(std::string_view text, std::map<std::string, std::string> vars = {});
 
 // The deployment when argv starts an engine (after env / wrappers), nullopt when it runs
