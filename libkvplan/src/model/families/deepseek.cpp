@@ -181,6 +181,19 @@ std::vector<Family> deepseek() {
                  .model_types = {"deepseek_v32"},
                  .map_layers = map_mla_indexed,
                  .count_params = count_deepseek},
+          // GLM-4.7-Flash (transformers glm4_moe_lite, modeling_glm4_moe_lite.py; vLLM glm4_moe_lite.py,
+          // built on DeepseekV2's MLA attention): every one of the num_hidden_layers layers caches one
+          // kv_lora_rank latent plus the qk_rope_head_dim rope key per token, as DeepSeek-V2/V3 do
+          // (the num_nextn_predict_layers MTP layer is a separate draft model). Weights: not counted
+          // (GLM routing and MoE layout, no rule proven against a published count).
+          Family{.name = "glm4_moe_lite",
+                 .model_types = {"glm4_moe_lite"},
+                 .map_layers = map_mla,
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "GLM-4.7-Flash: MLA with 64 routed and shared experts, not proven against a "
+                                         "published count");
+                     }},
           Family{.name = "glm_moe_dsa",
                  .model_types = {"glm_moe_dsa"},
                  .map_layers = map_glm_moe_dsa,

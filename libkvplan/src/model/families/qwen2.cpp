@@ -95,7 +95,18 @@ std::vector<Family> qwen2() {
           Family{.name = "qwen2_5_vl",
                  .model_types = {"qwen2_5_vl", "qwen2_5_vl_text"},
                  .map_layers = map_qwen,
-                 .count_params = count_qwen2_5_vl}};
+                 .count_params = count_qwen2_5_vl},
+          // Qwen2-VL (transformers modeling_qwen2_vl.py Qwen2VLTextModel; vLLM qwen2_vl.py): the text
+          // model is Qwen2's, with Qwen2.5-VL's sliding rule (use_sliding_window, max_window_layers).
+          // Its vision tower (Qwen2VisionTransformer: LayerNorm blocks, fc1/fc2 MLP of mlp_ratio) is not
+          // Qwen2.5-VL's, so the weights are not counted.
+          Family{.name = "qwen2_vl",
+                 .model_types = {"qwen2_vl", "qwen2_vl_text"},
+                 .map_layers = map_qwen,
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "Qwen2-VL: its vision tower (LayerNorm blocks, fc1/fc2 MLP) has no proven rule");
+                     }}};
 }
 
 }  // namespace kvplan::detail::families
