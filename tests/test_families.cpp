@@ -3,6 +3,7 @@
 // the parameter rule against the published count, and the precise refusals.
 #include <boost/test/data/test_case.hpp>
 
+#include "gguf_writer.h"
 #include "helpers.h"
 
 namespace bdata = boost::unit_test::data;
@@ -812,6 +813,48 @@ BOOST_AUTO_TEST_CASE(families34_chatglm_kv_heads_rule) {
   auto odd = cfg;
   odd["kv_channels"] = 64;
   BOOST_CHECK_EXCEPTION(load_model_from_json(odd.dump(), "odd.json"), ConfigError, test::HasMessage({"kv_channels", "128"}));
+}
+
+// GGUF of the new families' llama.cpp architectures (qwen2vl, chatglm, xverse: each declared in
+// its family file, none in gguf_config.cpp), written with the keys convert_hf_to_gguf.py writes
+// for them (block_count, embedding_length, attention.head_count, attention.head_count_kv --
+// chatglm's is multi_query_group_num -- and attention.key_length/value_length where the model
+// has a head width of its own): the same layer kinds and bytes as the config.json.
+BOOST_AUTO_TEST_CASE(families34_gguf_architectures_match_config_json) {
+  struct Case {
+    const char* file;
+    const char* arch;
+    std::uint32_t layers, hidden, heads, kv, head;
+  };
+  const Case cases[] = {
+      {"Qwen__Qwen2-VL-2B-Instruct.json", "qwen2vl", 28, 1536, 12, 2, 0},
+      {"THUDM__glm-4-9b-chat.json", "chatglm", 40, 4096, 32, 2, 128},
+      {"xverse__XVERSE-65B.json", "xverse", 80, 8192, 64, 64, 0},
+  };
+  test::TempDir t;
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(c.file) {
+      test::GgufWriter w;
+      const std::string a = c.arch;
+      w.str("general.architecture", a);
+      w.u32(a + ".block_count", c.layers);
+      w.u32(a + ".embedding_length", c.hidden);
+      w.u32(a + ".attention.head_count", c.heads);
+      w.u32(a + ".attention.head_count_kv", c.kv);
+      if (c.head) {
+        w.u32(a + ".attention.key_length", c.head);
+        w.u32(a + ".attention.value_length", c.head);
+      }
+      w.u32(a + ".vocab_size", 1000);
+      w.tensor("token_embd.weight", {c.hidden, 1000}, 8, std::uint64_t{c.hidden} * 1000 / 32 * 34);
+      const auto path = t.path / (a + ".gguf");
+      w.write(path);
+      const ModelSpec g = load_model(path.string());
+      const ModelSpec j = load_model(test::source_path(std::string("tests/data/families34/") + c.file));
+      check_same_layers(g, j);
+      BOOST_TEST(g.num_layers() == c.layers);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

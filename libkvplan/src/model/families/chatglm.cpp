@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kvplan/error.h"
+#include "model/gguf_meta.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -41,11 +42,21 @@ void map_chatglm(const LoadCtx& x) {
   map_plain_attention(x);
 }
 
+// GGUF (llama.cpp's chatglm loader; convert_hf_to_gguf ChatGLMModel writes
+// attention.head_count_kv = multi_query_group_num): the KV heads are the group count.
+void gguf_chatglm(const GgufMeta&, nlohmann::json& c) {
+  if (c.contains("num_key_value_heads")) {
+    c["multi_query_attention"] = true;
+    c["multi_query_group_num"] = c["num_key_value_heads"];
+  }
+}
+
 }  // namespace
 
 std::vector<Family> chatglm() {
   return {Family{.name = "chatglm",
                  .model_types = {"chatglm"},
+                 .gguf = {{.arch = "chatglm", .model_type = "chatglm", .translate = gguf_chatglm}},
                  .map_layers = map_chatglm,
                  .count_params =
                      [](const ParamCtx& x) {

@@ -43,6 +43,7 @@ void count_phimoe(const ParamCtx& x) {
 std::vector<Family> phi3() {
   return {Family{.name = "phi3",
                  .model_types = {"phi3"},
+                 .gguf = {{.arch = "phi3", .model_type = "phi3", .reads_window = true}},
                  .map_layers = map_uniform_window,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.fused_projections = true}); }},
           // Phi-3-vision (remote code modeling_phi3_v.py, model_type phi3_v; vLLM phi3v.py): a Phi-3-mini

@@ -12,6 +12,7 @@ namespace kvplan::detail::families {
 std::vector<Family> xverse() {
   return {Family{.name = "xverse",
                  .model_types = {"xverse"},
+                 .gguf = {{.arch = "xverse", .model_type = "xverse"}},
                  .map_layers = map_plain_attention,
                  .count_params = [](const ParamCtx& x) {
                    no_weight_rule(x, "XVERSE: not proven against a published count (MoE releases add routed and "
