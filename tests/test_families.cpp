@@ -3,6 +3,7 @@
 // the parameter rule against the published count, and the precise refusals.
 #include <boost/test/data/test_case.hpp>
 
+#include "gguf_writer.h"
 #include "helpers.h"
 
 namespace bdata = boost::unit_test::data;
@@ -732,6 +733,128 @@ BOOST_AUTO_TEST_CASE(step3_real_config_per_layer_bytes) {
   for (int i = 0; i < 61; ++i) general["layer_types"].push_back("full_attention");
   BOOST_CHECK_EXCEPTION(load_model_from_json(general.dump(), "general.json"), ConfigError,
                         test::HasMessage({"/num_attention_groups", "num_key_value_heads", "step3_text"}));
+}
+
+// ---- Issue 34: the plain layouts that were refused, each on its real config
+// (tests/data/families34, sources in its README). Per layer and token the cache holds `elements`
+// values (K + V rows over the KV heads, or the MLA latent + rope key), derived by hand from the
+// config fields named beside each row; bytes = elements x (2 for bf16, 1 for fp8) x tokens, the
+// same on every layer (no window, no sharing). So at 1, 4,096 and 131,072 tokens:
+//   bf16: elements * 2 * {1, 4096, 131072}, fp8: elements * 1 * {1, 4096, 131072}.
+namespace {
+struct Plain34 {
+  const char* file;
+  std::uint64_t layers;
+  std::uint64_t elements;  // per layer per token
+  const char* kind;
+};
+const Plain34 kPlain34[] = {
+    // Qwen2-VL-2B: num_hidden_layers 28, num_key_value_heads 2, head 1536/12 = 128;
+    // use_sliding_window false -> all full: 2 * (128 + 128) = 512.
+    {"Qwen__Qwen2-VL-2B-Instruct.json", 28, 2 * (128 + 128), "full_attention"},
+    // Qwen2-VL-7B: 28 layers, 4 KV heads, head 3584/28 = 128: 4 * 256 = 1024.
+    {"Qwen__Qwen2-VL-7B-Instruct.json", 28, 4 * (128 + 128), "full_attention"},
+    // chatglm3-6b: num_layers 28, multi_query_attention -> multi_query_group_num 2, kv_channels 128.
+    {"THUDM__chatglm3-6b.json", 28, 2 * (128 + 128), "full_attention"},
+    // glm-4-9b-chat: num_layers 40, multi_query_group_num 2, kv_channels 128.
+    {"THUDM__glm-4-9b-chat.json", 40, 2 * (128 + 128), "full_attention"},
+    // Phi-3-small: 32 layers, 8 KV heads, head 4096/32 = 128; block-sparse layers cache every token.
+    {"microsoft__Phi-3-small-8k-instruct.json", 32, 8 * (128 + 128), "full_attention"},
+    // Phi-3-vision: 32 layers, 32 KV heads, head 3072/32 = 96, no sliding_window.
+    {"microsoft__Phi-3-vision-128k-instruct.json", 32, 32 * (96 + 96), "full_attention"},
+    // PaddleOCR-VL: 18 layers, 2 KV heads, head_dim 128 (sliding_window null).
+    {"PaddlePaddle__PaddleOCR-VL.json", 18, 2 * (128 + 128), "full_attention"},
+    // XVERSE-65B: 80 layers, no num_key_value_heads -> 64 KV heads, head 8192/64 = 128.
+    {"xverse__XVERSE-65B.json", 80, 64 * (128 + 128), "full_attention"},
+    // XVERSE-MoE-A36B: 50 layers, 16 KV heads, head 6144/48 = 128.
+    {"xverse__XVERSE-MoE-A36B.json", 50, 16 * (128 + 128), "full_attention"},
+    // MiniCPM3-4B: 62 layers; vLLM caches 40 heads of K = qk_nope 64 + qk_rope 32 = 96 and V padded
+    // to 96 (minicpm3.py): 40 * (96 + 96) = 7680.
+    {"openbmb__MiniCPM3-4B-GPTQ-Int4.json", 62, 40 * (96 + 96), "full_attention"},
+    // GLM-4.7-Flash: 47 layers of MLA, kv_lora_rank 512 + qk_rope_head_dim 64 = 576, no V.
+    {"zai-org__GLM-4.7-Flash.json", 47, 512 + 64, "mla"},
+};
+std::ostream& operator<<(std::ostream& os, const Plain34& p) { return os << p.file; }
+}  // namespace
+
+BOOST_DATA_TEST_CASE(families34_plain_layouts_equal_the_hand_derivation, bdata::make(std::vector<Plain34>(
+                                                                              std::begin(kPlain34), std::end(kPlain34))),
+                     w) {
+  const ModelSpec m = load_model(test::source_path(std::string("tests/data/families34/") + w.file));
+  BOOST_REQUIRE_EQUAL(m.num_layers(), w.layers);
+  for (std::uint64_t bytes : {2ull, 1ull}) {
+    const Dtype d = bytes == 2 ? Dtype::bf16 : Dtype::fp8_e4m3;
+    for (std::uint64_t n : {1ull, 4096ull, 131072ull}) {
+      const CacheSize s = cache_size(m, workload(n, 1, d));
+      for (std::size_t i = 0; i < s.layers.size(); ++i) {
+        BOOST_TEST_CONTEXT(w.file << ", layer " << i << ", " << n << " tokens, " << bytes << " B") {
+          BOOST_TEST(s.layers[i].kind == w.kind);
+          BOOST_TEST(s.layers[i].bytes == w.elements * bytes * n);
+        }
+      }
+      BOOST_TEST(s.total_bytes == w.layers * w.elements * bytes * n, w.file << " total at " << n);
+    }
+  }
+}
+
+// ChatGLM's KV heads come from multi_query_group_num, never num_key_value_heads (a transformers
+// re-save of chatglm3-6b writes 32 there beside group_num 2); without multi_query_attention every
+// query head has its own K/V; a kv_channels that disagrees with hidden / heads is refused.
+BOOST_AUTO_TEST_CASE(families34_chatglm_kv_heads_rule) {
+  auto cfg = test::read_json("tests/data/families34/THUDM__chatglm3-6b.json");
+  auto resave = cfg;
+  resave["num_key_value_heads"] = 32;
+  BOOST_TEST(cache_size(load_model_from_json(resave.dump(), "resave.json"), workload(1, 1, Dtype::bf16)).total_bytes ==
+             28u * 2 * 256 * 2);
+  auto mha = cfg;
+  mha["multi_query_attention"] = false;
+  BOOST_TEST(cache_size(load_model_from_json(mha.dump(), "mha.json"), workload(1, 1, Dtype::bf16)).total_bytes ==
+             28u * 32 * 256 * 2);
+  auto odd = cfg;
+  odd["kv_channels"] = 64;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(odd.dump(), "odd.json"), ConfigError, test::HasMessage({"kv_channels", "128"}));
+}
+
+// GGUF of the new families' llama.cpp architectures (qwen2vl, chatglm, xverse: each declared in
+// its family file, none in gguf_config.cpp), written with the keys convert_hf_to_gguf.py writes
+// for them (block_count, embedding_length, attention.head_count, attention.head_count_kv --
+// chatglm's is multi_query_group_num -- and attention.key_length/value_length where the model
+// has a head width of its own): the same layer kinds and bytes as the config.json.
+BOOST_AUTO_TEST_CASE(families34_gguf_architectures_match_config_json) {
+  struct Case {
+    const char* file;
+    const char* arch;
+    std::uint32_t layers, hidden, heads, kv, head;
+  };
+  const Case cases[] = {
+      {"Qwen__Qwen2-VL-2B-Instruct.json", "qwen2vl", 28, 1536, 12, 2, 0},
+      {"THUDM__glm-4-9b-chat.json", "chatglm", 40, 4096, 32, 2, 128},
+      {"xverse__XVERSE-65B.json", "xverse", 80, 8192, 64, 64, 0},
+  };
+  test::TempDir t;
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(c.file) {
+      test::GgufWriter w;
+      const std::string a = c.arch;
+      w.str("general.architecture", a);
+      w.u32(a + ".block_count", c.layers);
+      w.u32(a + ".embedding_length", c.hidden);
+      w.u32(a + ".attention.head_count", c.heads);
+      w.u32(a + ".attention.head_count_kv", c.kv);
+      if (c.head) {
+        w.u32(a + ".attention.key_length", c.head);
+        w.u32(a + ".attention.value_length", c.head);
+      }
+      w.u32(a + ".vocab_size", 1000);
+      w.tensor("token_embd.weight", {c.hidden, 1000}, 8, std::uint64_t{c.hidden} * 1000 / 32 * 34);
+      const auto path = t.path / (a + ".gguf");
+      w.write(path);
+      const ModelSpec g = load_model(path.string());
+      const ModelSpec j = load_model(test::source_path(std::string("tests/data/families34/") + c.file));
+      check_same_layers(g, j);
+      BOOST_TEST(g.num_layers() == c.layers);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -25,9 +25,21 @@ const std::vector<Family>& all_families() {
       for (auto t : f.model_types)
         if (!seen.insert(t).second)
           throw std::logic_error("kvplan: model_type \"" + std::string(t) + "\" is registered by two families");
+    std::set<std::string_view> archs;
+    for (const auto& f : v)
+      for (const auto& g : f.gguf)
+        if (!archs.insert(g.arch).second)
+          throw std::logic_error("kvplan: GGUF architecture \"" + std::string(g.arch) + "\" is registered by two families");
     return v;
   }();
   return all;
+}
+
+const GgufArch* find_gguf_arch(std::string_view arch) {
+  for (const auto& f : all_families())
+    for (const auto& g : f.gguf)
+      if (g.arch == arch) return &g;
+  return nullptr;
 }
 
 const Family* find_family(std::string_view model_type) {

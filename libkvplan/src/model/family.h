@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "kvplan/dtype.h"
 
 // Family records are written with designated initializers naming only the fields that differ
@@ -22,10 +24,24 @@ namespace kvplan::detail {
 
 struct LoadCtx;   // model/mapping.h
 struct ParamCtx;  // model/parameters_internal.h
+struct GgufMeta;  // model/gguf_meta.h
+
+// One llama.cpp architecture (GGUF general.architecture) a family owns: the config model_type its
+// files translate to and how llama.cpp's loader for it reads the shared keys. model/gguf_config.cpp
+// translates the keys every architecture shares; `translate` adds the family's own.
+struct GgufArch {
+  std::string_view arch;                  // as llama-arch.cpp names it
+  std::string_view model_type;            // the config.json model_type it stands for
+  bool reads_window = false;              // the loader reads attention.sliding_window (else: every token)
+  bool per_layer_kv_heads = false;        // attention.head_count_kv may differ per layer
+  bool distinct_kv_lengths = false;       // attention.key_length and value_length may differ
+  void (*translate)(const GgufMeta&, nlohmann::json& config) = nullptr;
+};
 
 struct Family {
   std::string_view name;                        // for messages and the family list
   std::vector<std::string_view> model_types;    // the config model_type values it serves
+  std::vector<GgufArch> gguf = {};              // the llama.cpp architectures whose GGUF files it reads
   void (*map_layers)(const LoadCtx&) = nullptr; // config -> one layer spec per layer
   // Weight tensors; nullptr: the generic-decoder estimate (or no count when that does not apply).
   void (*count_params)(const ParamCtx&) = nullptr;
@@ -40,6 +56,8 @@ struct Family {
 
 // The family serving `model_type`, or nullptr.
 const Family* find_family(std::string_view model_type);
+// The family that owns GGUF architecture `arch` and its record there, or nullptr.
+const GgufArch* find_gguf_arch(std::string_view arch);
 // Every registered family, in file-name order.
 const std::vector<Family>& all_families();
 

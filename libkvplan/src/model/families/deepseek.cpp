@@ -5,6 +5,7 @@
 
 #include "kvplan/checked.h"
 #include "kvplan/units.h"
+#include "model/gguf_meta.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -170,17 +171,53 @@ void count_deepseek(const ParamCtx& x) {
   }
 }
 
+// GGUF (llama.cpp's deepseek2): MLA ranks and the rope width. Files converted with MLA absorbed
+// carry the per-head dims as key_length_mla / value_length_mla (key_length is then kv_lora_rank +
+// rope); older files only key_length / value_length.
+void gguf_deepseek2(const GgufMeta& m, nlohmann::json& c) {
+  const std::uint64_t rope = m.require("rope.dimension_count");
+  c["qk_rope_head_dim"] = rope;
+  if (auto r = m.uint("attention.kv_lora_rank")) c["kv_lora_rank"] = *r;
+  if (auto r = m.uint("attention.q_lora_rank"); r && *r) c["q_lora_rank"] = *r;
+  const auto k_len = m.uint("attention.key_length"), v_len = m.uint("attention.value_length");
+  const std::uint64_t k_head = m.uint("attention.key_length_mla").value_or(k_len.value_or(0));
+  const std::uint64_t v_head = m.uint("attention.value_length_mla").value_or(v_len.value_or(0));
+  if (k_head <= rope) m.bad("attention.key_length", "a per-head K dim above rope.dimension_count");
+  c["qk_nope_head_dim"] = k_head - rope;
+  c["v_head_dim"] = v_head;
+  c.erase("head_dim");
+  if (c.contains("num_attention_heads")) c["num_key_value_heads"] = c["num_attention_heads"];
+  if (auto v = m.uint("expert_count"); v && *v) c["n_routed_experts"] = *v;
+  if (auto v = m.uint("expert_shared_count")) c["n_shared_experts"] = *v;
+  if (auto v = m.uint("leading_dense_block_count")) c["first_k_dense_replace"] = *v;
+}
+
 }  // namespace
 
 std::vector<Family> deepseek() {
   return {Family{.name = "deepseek",
                  .model_types = {"deepseek_v2", "deepseek_v3", "kimi_k2"},
+                 .gguf = {{.arch = "deepseek2", .model_type = "deepseek_v3", .distinct_kv_lengths = true,
+                           .translate = gguf_deepseek2}},
                  .map_layers = map_mla,
                  .count_params = count_deepseek},
           Family{.name = "deepseek_v32",
                  .model_types = {"deepseek_v32"},
                  .map_layers = map_mla_indexed,
                  .count_params = count_deepseek},
+          // GLM-4.7-Flash (transformers glm4_moe_lite, modeling_glm4_moe_lite.py; vLLM glm4_moe_lite.py,
+          // built on DeepseekV2's MLA attention): every one of the num_hidden_layers layers caches one
+          // kv_lora_rank latent plus the qk_rope_head_dim rope key per token, as DeepSeek-V2/V3 do
+          // (the num_nextn_predict_layers MTP layer is a separate draft model). Weights: not counted
+          // (GLM routing and MoE layout, no rule proven against a published count).
+          Family{.name = "glm4_moe_lite",
+                 .model_types = {"glm4_moe_lite"},
+                 .map_layers = map_mla,
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "GLM-4.7-Flash: MLA with 64 routed and shared experts, not proven against a "
+                                         "published count");
+                     }},
           Family{.name = "glm_moe_dsa",
                  .model_types = {"glm_moe_dsa"},
                  .map_layers = map_glm_moe_dsa,

@@ -3,6 +3,7 @@
 // (transformers Gemma2Config / Gemma3TextConfig / Gemma3nTextConfig). Gemma 2 and 3 take the
 // class defaults head_dim 256 and 4 KV heads when the config leaves them out.
 #include "kvplan/checked.h"
+#include "model/gguf_meta.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -95,16 +96,25 @@ void map_gemma3n(const LoadCtx& x) {
   map_with_pattern(x, 5, false, ": layer_types not set; transformers' default (4 sliding : 1 full) used", false);
 }
 
+// GGUF (llama.cpp's gemma3 loader): attention.sliding_window_pattern when written, else the
+// loader's own hparams.set_swa_pattern(6).
+void gguf_gemma3(const GgufMeta& m, nlohmann::json& c) {
+  if (auto p = m.uint("attention.sliding_window_pattern")) c["sliding_window_pattern"] = *p;
+  else c["sliding_window_pattern"] = 6;
+}
+
 }  // namespace
 
 std::vector<Family> gemma() {
   return {Family{.name = "gemma",
                  .model_types = {"gemma"},
+                 .gguf = {{.arch = "gemma", .model_type = "gemma"}},
                  .map_layers = map_plain_attention,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {}); },
                  .tie_word_embeddings = true},
           Family{.name = "gemma2",
                  .model_types = {"gemma2"},
+                 .gguf = {{.arch = "gemma2", .model_type = "gemma2", .reads_window = true}},
                  .map_layers = map_gemma2,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.norms_per_layer = 4}); },
                  .tie_word_embeddings = true,
@@ -112,6 +122,7 @@ std::vector<Family> gemma() {
                  .kv_heads = gemma_kv_heads},
           Family{.name = "gemma3",
                  .model_types = {"gemma3", "gemma3_text"},
+                 .gguf = {{.arch = "gemma3", .model_type = "gemma3_text", .reads_window = true, .translate = gguf_gemma3}},
                  .map_layers = map_gemma3,
                  .count_params = count_gemma3,
                  .tie_word_embeddings = true,

@@ -1,6 +1,7 @@
 // gpt-oss: alternating sliding (128) and full layers; attention with biases and sinks, every
 // layer routed experts with fused gate_up and biases.
 #include "kvplan/checked.h"
+#include "model/gguf_meta.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -44,11 +45,19 @@ void count_gpt_oss(const ParamCtx& x) {
   x.note("gpt_oss: OpenAI's 3.6B active (20b) excludes the embedding table; kvplan's active counts it");
 }
 
+// GGUF (llama.cpp's gpt-oss loader): set_swa_pattern(2), even layers sliding.
+void gguf_gpt_oss(const GgufMeta& m, nlohmann::json& c) {
+  nlohmann::json types = nlohmann::json::array();
+  for (std::uint64_t i = 0; i < m.n_layers; ++i) types.push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+  c["layer_types"] = types;
+}
+
 }  // namespace
 
 std::vector<Family> gpt_oss() {
   return {Family{.name = "gpt_oss",
                  .model_types = {"gpt_oss"},
+                 .gguf = {{.arch = "gpt-oss", .model_type = "gpt_oss", .reads_window = true, .translate = gguf_gpt_oss}},
                  .map_layers = map_gpt_oss,
                  .count_params = count_gpt_oss,
                  .sliding_window_default = 128}};

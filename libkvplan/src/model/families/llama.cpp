@@ -7,6 +7,7 @@ namespace kvplan::detail::families {
 std::vector<Family> llama() {
   return {Family{.name = "llama",
                  .model_types = {"llama"},
+                 .gguf = {{.arch = "llama", .model_type = "llama"}},
                  .map_layers = map_plain_attention,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {}); }}};
 }

@@ -1,5 +1,6 @@
 // Mamba-1 and Mamba-2 (pure state-space models).
 #include "kvplan/checked.h"
+#include "model/gguf_meta.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -45,15 +46,36 @@ void count_mamba(const ParamCtx& x) {
   embeddings(x.inv, x.m, "backbone.embeddings.weight");
 }
 
+// GGUF (llama.cpp's mamba / mamba2 loaders): the SSM keys as convert_hf_to_gguf maps them.
+void gguf_mamba(const GgufMeta& m, nlohmann::json& c) {
+  const std::uint64_t inner = m.require("ssm.inner_size");
+  c["intermediate_size"] = inner;
+  c["state_size"] = m.require("ssm.state_size");
+  c["conv_kernel"] = m.require("ssm.conv_kernel");
+  if (auto hs = m.uint("embedding_length"); hs && *hs && inner % *hs == 0) c["expand"] = inner / *hs;
+  if (auto r = m.uint("ssm.time_step_rank")) c["time_step_rank"] = *r;
+}
+void gguf_mamba2(const GgufMeta& m, nlohmann::json& c) {
+  gguf_mamba2_fields(m, c, {"num_heads", "head_dim", "n_groups", "state_size", "conv_kernel"});
+  c.erase("num_attention_heads");
+  const std::uint64_t inner = m.require("ssm.inner_size");
+  if (auto hs = m.uint("embedding_length"); hs && *hs && inner % *hs == 0) c["expand"] = inner / *hs;
+}
+
 }  // namespace
 
 std::vector<Family> mamba() {
   return {Family{.name = "mamba",
                  .model_types = {"mamba"},
+                 .gguf = {{.arch = "mamba", .model_type = "mamba", .translate = gguf_mamba}},
                  .map_layers = map_mamba,
                  .count_params = count_mamba,
                  .tie_word_embeddings = true},
-          Family{.name = "mamba2", .model_types = {"mamba2"}, .map_layers = map_mamba2, .count_params = count_mamba}};
+          Family{.name = "mamba2",
+                 .model_types = {"mamba2"},
+                 .gguf = {{.arch = "mamba2", .model_type = "mamba2", .translate = gguf_mamba2}},
+                 .map_layers = map_mamba2,
+                 .count_params = count_mamba}};
 }
 
 }  // namespace kvplan::detail::families

@@ -68,6 +68,7 @@ void count_mistral(const ParamCtx& x) {
 std::vector<Family> mistral() {
   return {Family{.name = "mistral",
                  .model_types = {"mistral", "ministral", "ministral3"},
+                 .gguf = {{.arch = "mistral", .model_type = "mistral", .reads_window = true}},
                  .map_layers = map_uniform_window,
                  .count_params = count_mistral},
           Family{.name = "mixtral",

@@ -58,6 +58,7 @@ std::vector<Family> olmo() {
   return {Family{.name = "olmo", .model_types = {"olmo"}, .map_layers = map_plain_attention, .count_params = count_olmo},
           Family{.name = "olmo2",
                  .model_types = {"olmo2"},
+                 .gguf = {{.arch = "olmo2", .model_type = "olmo2"}},
                  .map_layers = map_plain_attention,
                  .count_params = count_olmo2}};
 }

@@ -43,8 +43,19 @@ void count_phimoe(const ParamCtx& x) {
 std::vector<Family> phi3() {
   return {Family{.name = "phi3",
                  .model_types = {"phi3"},
+                 .gguf = {{.arch = "phi3", .model_type = "phi3", .reads_window = true}},
                  .map_layers = map_uniform_window,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.fused_projections = true}); }},
+          // Phi-3-vision (remote code modeling_phi3_v.py, model_type phi3_v; vLLM phi3v.py): a Phi-3-mini
+          // text model (same attention, same uniform window rule) behind a CLIP image embedding, which
+          // holds no KV cache. Weights: not counted (the CLIP tower and HD-transform projector).
+          Family{.name = "phi3_v",
+                 .model_types = {"phi3_v"},
+                 .map_layers = map_uniform_window,
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "Phi-3-vision: the CLIP image tower and projector have no proven rule");
+                     }},
           Family{.name = "phimoe", .model_types = {"phimoe"}, .map_layers = map_uniform_window, .count_params = count_phimoe}};
 }
 

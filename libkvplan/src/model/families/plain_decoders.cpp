@@ -14,6 +14,7 @@ namespace kvplan::detail::families {
 std::vector<Family> plain_decoders() {
   return {Family{.name = "plain attention",
                  .model_types = {"granite", "exaone", "baichuan"},
+                 .gguf = {{.arch = "granite", .model_type = "granite"}},
                  .map_layers = map_plain_attention},
           Family{.name = "internlm2",
                  .model_types = {"internlm2"},

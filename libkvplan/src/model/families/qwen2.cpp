@@ -80,22 +80,37 @@ void count_qwen2_5_vl(const ParamCtx& x) {
 std::vector<Family> qwen2() {
   return {Family{.name = "qwen2",
                  .model_types = {"qwen2"},
+                 .gguf = {{.arch = "qwen2", .model_type = "qwen2"}},
                  .map_layers = map_qwen,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.qkv_bias_only = true}); }},
           Family{.name = "qwen2_moe",
                  .model_types = {"qwen2_moe"},
+                 .gguf = {{.arch = "qwen2moe", .model_type = "qwen2_moe"}},
                  .map_layers = map_qwen,
                  .count_params =
                      [](const ParamCtx& x) { llama_like(x, {.qkv_bias_only = true, .qwen2_shared_expert = true}); }},
           Family{.name = "qwen3",
                  .model_types = {"qwen3", "qwen3_moe"},
+                 .gguf = {{.arch = "qwen3", .model_type = "qwen3"}, {.arch = "qwen3moe", .model_type = "qwen3_moe"}},
                  .map_layers = map_qwen,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.qk_norm = true}); }},
           Family{.name = "mimo", .model_types = {"mimo"}, .map_layers = map_qwen, .count_params = count_mimo},
           Family{.name = "qwen2_5_vl",
                  .model_types = {"qwen2_5_vl", "qwen2_5_vl_text"},
                  .map_layers = map_qwen,
-                 .count_params = count_qwen2_5_vl}};
+                 .count_params = count_qwen2_5_vl},
+          // Qwen2-VL (transformers modeling_qwen2_vl.py Qwen2VLTextModel; vLLM qwen2_vl.py): the text
+          // model is Qwen2's, with Qwen2.5-VL's sliding rule (use_sliding_window, max_window_layers).
+          // Its vision tower (Qwen2VisionTransformer: LayerNorm blocks, fc1/fc2 MLP of mlp_ratio) is not
+          // Qwen2.5-VL's, so the weights are not counted.
+          Family{.name = "qwen2_vl",
+                 .model_types = {"qwen2_vl", "qwen2_vl_text"},
+                 .gguf = {{.arch = "qwen2vl", .model_type = "qwen2_vl"}},
+                 .map_layers = map_qwen,
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "Qwen2-VL: its vision tower (LayerNorm blocks, fc1/fc2 MLP) has no proven rule");
+                     }}};
 }
 
 }  // namespace kvplan::detail::families

@@ -2,6 +2,7 @@
 // layer per full_attention_interval (or layer_types), a MoE with a gated shared expert, MTP.
 #include "kvplan/checked.h"
 #include "kvplan/units.h"
+#include "model/gguf_meta.h"
 #include "model/mapping.h"
 #include "model/parameters_internal.h"
 
@@ -109,11 +110,25 @@ void count_qwen_next(const ParamCtx& x, bool fused) {
   qwen_vl_vision(x);
 }
 
+// GGUF (llama.cpp's qwen3next): the Gated DeltaNet keys as convert_hf_to_gguf maps them.
+void gguf_qwen3next(const GgufMeta& m, nlohmann::json& c) {
+  const std::uint64_t v_heads = m.require("ssm.time_step_rank");
+  const std::uint64_t inner = m.require("ssm.inner_size");
+  if (v_heads == 0 || inner % v_heads != 0) m.bad("ssm.time_step_rank", "a head count dividing ssm.inner_size");
+  c["linear_conv_kernel_dim"] = m.require("ssm.conv_kernel");
+  c["linear_key_head_dim"] = m.require("ssm.state_size");
+  c["linear_num_key_heads"] = m.require("ssm.group_count");
+  c["linear_num_value_heads"] = v_heads;
+  c["linear_value_head_dim"] = inner / v_heads;
+  c["full_attention_interval"] = m.uint("full_attention_interval").value_or(4);  // llama.cpp's default
+}
+
 }  // namespace
 
 std::vector<Family> qwen_next() {
   return {Family{.name = "qwen3_next",
                  .model_types = {"qwen3_next"},
+                 .gguf = {{.arch = "qwen3next", .model_type = "qwen3_next", .translate = gguf_qwen3next}},
                  .map_layers = map_qwen_next,
                  .count_params = [](const ParamCtx& x) { count_qwen_next(x, true); }},
           Family{.name = "qwen3_5",

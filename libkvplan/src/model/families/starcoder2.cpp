@@ -7,6 +7,7 @@ namespace kvplan::detail::families {
 std::vector<Family> starcoder2() {
   return {Family{.name = "starcoder2",
                  .model_types = {"starcoder2"},
+                 .gguf = {{.arch = "starcoder2", .model_type = "starcoder2", .reads_window = true}},
                  .map_layers = map_uniform_window,
                  .count_params = [](const ParamCtx& x) { llama_like(x, {.starcoder = true}); },
                  .tie_word_embeddings = true}};
