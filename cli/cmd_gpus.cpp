@@ -5,6 +5,7 @@
 #include "common.h"
 #include "kvplan/planner.h"
 #include "kvplan/text.h"
+#include "verb_documents.h"
 
 namespace kvplan::cli {
 
@@ -16,6 +17,28 @@ struct GpusOptions {
 };
 }  // namespace
 
+namespace {
+std::vector<Accelerator> select_gpus(const std::string& name, const std::string& vendor) {
+  std::vector<Accelerator> list;
+  if (!name.empty()) {
+    list.push_back(find_accelerator(name));
+  } else {
+    for (const auto& a : accelerator_catalog())
+      if (vendor.empty() || ascii_lower(a.vendor) == ascii_lower(vendor)) list.push_back(a);
+    if (list.empty()) throw InputError::value("--vendor", vendor, "NVIDIA, AMD, Intel, Google or Apple");
+  }
+  return list;
+}
+}  // namespace
+
+nlohmann::json gpus_document(const std::string& name, const std::string& vendor) {
+  const std::vector<Accelerator> list = select_gpus(name, vendor);
+  if (!name.empty()) return to_json(list.front());
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& a : list) arr.push_back(to_json(a));
+  return {{"gpus", arr}};
+}
+
 static void register_gpus(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<GpusOptions>();
   auto* cmd = app.add_subcommand("gpus", "the accelerator catalog (or one device by name)");
@@ -24,23 +47,12 @@ static void register_gpus(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([&run, opt] {
     run = [opt] {
-      std::vector<Accelerator> list;
-      if (!opt->name.empty()) {
-        list.push_back(find_accelerator(opt->name));
-      } else {
-        for (const auto& a : accelerator_catalog())
-          if (opt->vendor.empty() || ascii_lower(a.vendor) == ascii_lower(opt->vendor)) list.push_back(a);
-        if (list.empty()) throw InputError::value("--vendor", opt->vendor, "NVIDIA, AMD, Intel, Google or Apple");
-      }
       if (opt->json) {
-        if (!opt->name.empty()) {
-          print_json(to_json(list.front()));
-        } else {
-          nlohmann::json arr = nlohmann::json::array();
-          for (const auto& a : list) arr.push_back(to_json(a));
-          print_json(nlohmann::json{{"gpus", arr}});
-        }
-      } else {
+        print_json(gpus_document(opt->name, opt->vendor));
+        return 0;
+      }
+      const std::vector<Accelerator> list = select_gpus(opt->name, opt->vendor);
+      {
         std::cout << format_gpus_text(list);
         if (!opt->name.empty()) {
           const auto& a = list.front();

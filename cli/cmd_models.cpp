@@ -1,8 +1,39 @@
 #include <iostream>
 
 #include "common.h"
+#include "verb_documents.h"
 
 namespace kvplan::cli {
+
+nlohmann::json models_document(std::string* text) {
+  auto out = nlohmann::json::array();
+  for (const auto& b : bundled_models()) {
+    ModelSpec m = load_model_from_json(b.json, b.file_name);
+    nlohmann::json counts = nlohmann::json::object();
+    std::string kinds;
+    for (const auto& l : m.layers)
+      for (const auto& c : l.mixers) {
+        std::string k(kind_name(c));
+        if (!counts.contains(k)) {
+          counts[k] = m.count_kind(k);
+          kinds += (kinds.empty() ? "" : ", ") + std::to_string(m.count_kind(k)) + " " + k;
+        }
+      }
+    Workload w;
+    w.tokens = 1;
+    auto per_token = cache_size(m, w).bytes_per_token;
+    out.push_back({{"id", b.id}, {"file", b.file_name}, {"model_type", m.model_type},
+                   {"layers", m.layers.size()}, {"layer_counts", counts}, {"dtype", std::string(name(m.dtype))},
+                   {"bytes_per_token", per_token}});
+    if (text) {
+      char line[512];
+      std::snprintf(line, sizeof line, "%-48s %-18s %-6s %12s B/token  %s\n", b.id.c_str(), m.model_type.c_str(),
+                    std::string(name(m.dtype)).c_str(), format_count(per_token).c_str(), kinds.c_str());
+      *text += line;
+    }
+  }
+  return {{"models", out}};
+}
 
 static void register_models(CLI::App& app, Runner& run) {
   auto json = std::make_shared<bool>(false);
@@ -10,32 +41,9 @@ static void register_models(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", *json, "print one JSON object");
   cmd->callback([&run, json] {
     run = [json] {
-      auto out = nlohmann::json::array();
       std::string text;
-      for (const auto& b : bundled_models()) {
-        ModelSpec m = load_model_from_json(b.json, b.file_name);
-        nlohmann::json counts = nlohmann::json::object();
-        std::string kinds;
-        for (const auto& l : m.layers)
-          for (const auto& c : l.mixers) {
-            std::string k(kind_name(c));
-            if (!counts.contains(k)) {
-              counts[k] = m.count_kind(k);
-              kinds += (kinds.empty() ? "" : ", ") + std::to_string(m.count_kind(k)) + " " + k;
-            }
-          }
-        Workload w;
-        w.tokens = 1;
-        auto per_token = cache_size(m, w).bytes_per_token;
-        out.push_back({{"id", b.id}, {"file", b.file_name}, {"model_type", m.model_type},
-                       {"layers", m.layers.size()}, {"layer_counts", counts}, {"dtype", std::string(name(m.dtype))},
-                       {"bytes_per_token", per_token}});
-        char line[512];
-        std::snprintf(line, sizeof line, "%-48s %-18s %-6s %12s B/token  %s\n", b.id.c_str(), m.model_type.c_str(),
-                      std::string(name(m.dtype)).c_str(), format_count(per_token).c_str(), kinds.c_str());
-        text += line;
-      }
-      if (*json) print_json({{"models", out}});
+      const nlohmann::json doc = models_document(&text);
+      if (*json) print_json(doc);
       else std::cout << text;
       return 0;
     };

@@ -24,7 +24,10 @@ inputs = action.get("inputs", {})
 check("input paths required", inputs.get("paths", {}).get("required") is True, inputs)
 for k, v in inputs.items():
     check(f"input {k} described", isinstance(v.get("description"), str), v)
-check("action installs yaml-cpp", "libyaml-cpp-dev" in steps[0]["run"], steps[0]["run"])
+# It runs the container image (Dockerfile) instead of building on the runner.
+check("action gets the image", "docker build" in steps[0]["run"] and "docker pull" in steps[0]["run"], steps[0]["run"])
+check("action runs the image", all("apt-get" not in s["run"] and "cmake" not in s["run"] for s in steps)
+      and "docker run" in steps[-1]["run"] and os.path.exists(os.path.join(SRC, "Dockerfile")), steps)
 check("action output exit-code", "exit-code" in action.get("outputs", {}))
 
 # .pre-commit-hooks.yaml (https://pre-commit.com/#new-hooks): a list of hooks with id/name/entry/language.
