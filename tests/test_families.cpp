@@ -773,6 +773,8 @@ const Plain34 kPlain34[] = {
     {"openbmb__MiniCPM3-4B-GPTQ-Int4.json", 62, 40 * (96 + 96), "full_attention"},
     // GLM-4.7-Flash: 47 layers of MLA, kv_lora_rank 512 + qk_rope_head_dim 64 = 576, no V.
     {"zai-org__GLM-4.7-Flash.json", 47, 512 + 64, "mla"},
+    // Seed-OSS-36B (a derivative re-save): 64 layers, 8 KV heads, head_dim 128.
+    {"darkc0de__4.3test2-seed_oss.json", 64, 8 * (128 + 128), "full_attention"},
 };
 std::ostream& operator<<(std::ostream& os, const Plain34& p) { return os << p.file; }
 }  // namespace
