@@ -775,6 +775,8 @@ const Plain34 kPlain34[] = {
     {"zai-org__GLM-4.7-Flash.json", 47, 512 + 64, "mla"},
     // Seed-OSS-36B (a derivative re-save): 64 layers, 8 KV heads, head_dim 128.
     {"darkc0de__4.3test2-seed_oss.json", 64, 8 * (128 + 128), "full_attention"},
+    // ERNIE-4.5-0.3B: 18 layers, 2 KV heads, head_dim 128.
+    {"baidu__ERNIE-4.5-0.3B.json", 18, 2 * (128 + 128), "full_attention"},
 };
 std::ostream& operator<<(std::ostream& os, const Plain34& p) { return os << p.file; }
 }  // namespace
