@@ -777,6 +777,8 @@ const Plain34 kPlain34[] = {
     {"darkc0de__4.3test2-seed_oss.json", 64, 8 * (128 + 128), "full_attention"},
     // ERNIE-4.5-0.3B: 18 layers, 2 KV heads, head_dim 128.
     {"baidu__ERNIE-4.5-0.3B.json", 18, 2 * (128 + 128), "full_attention"},
+    // Hy3 (hy_v3): 80 layers, 8 KV heads, head_dim 128 (the MTP layer is outside num_hidden_layers).
+    {"tencent__Hy3.json", 80, 8 * (128 + 128), "full_attention"},
 };
 std::ostream& operator<<(std::ostream& os, const Plain34& p) { return os << p.file; }
 }  // namespace
@@ -804,6 +806,14 @@ BOOST_DATA_TEST_CASE(families34_plain_layouts_equal_the_hand_derivation, bdata::
 // ChatGLM's KV heads come from multi_query_group_num, never num_key_value_heads (a transformers
 // re-save of chatglm3-6b writes 32 there beside group_num 2); without multi_query_attention every
 // query head has its own K/V; a kv_channels that disagrees with hidden / heads is refused.
+// Hy3 with Hunyuan's cross-layer K/V sharing switched on is refused naming the field.
+BOOST_AUTO_TEST_CASE(families34_hy_v3_refuses_cla) {
+  auto cfg = test::read_json("tests/data/families34/tencent__Hy3.json");
+  cfg["use_cla"] = true;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(cfg.dump(), "hy3-cla.json"), UnsupportedArchitecture,
+                        test::HasMessage({"use_cla"}));
+}
+
 BOOST_AUTO_TEST_CASE(families34_chatglm_kv_heads_rule) {
   auto cfg = test::read_json("tests/data/families34/THUDM__chatglm3-6b.json");
   auto resave = cfg;
