@@ -773,6 +773,12 @@ const Plain34 kPlain34[] = {
     {"openbmb__MiniCPM3-4B-GPTQ-Int4.json", 62, 40 * (96 + 96), "full_attention"},
     // GLM-4.7-Flash: 47 layers of MLA, kv_lora_rank 512 + qk_rope_head_dim 64 = 576, no V.
     {"zai-org__GLM-4.7-Flash.json", 47, 512 + 64, "mla"},
+    // Seed-OSS-36B (a derivative re-save): 64 layers, 8 KV heads, head_dim 128.
+    {"darkc0de__4.3test2-seed_oss.json", 64, 8 * (128 + 128), "full_attention"},
+    // ERNIE-4.5-0.3B: 18 layers, 2 KV heads, head_dim 128.
+    {"baidu__ERNIE-4.5-0.3B.json", 18, 2 * (128 + 128), "full_attention"},
+    // Hy3 (hy_v3): 80 layers, 8 KV heads, head_dim 128 (the MTP layer is outside num_hidden_layers).
+    {"tencent__Hy3.json", 80, 8 * (128 + 128), "full_attention"},
 };
 std::ostream& operator<<(std::ostream& os, const Plain34& p) { return os << p.file; }
 }  // namespace
@@ -800,6 +806,37 @@ BOOST_DATA_TEST_CASE(families34_plain_layouts_equal_the_hand_derivation, bdata::
 // ChatGLM's KV heads come from multi_query_group_num, never num_key_value_heads (a transformers
 // re-save of chatglm3-6b writes 32 there beside group_num 2); without multi_query_attention every
 // query head has its own K/V; a kv_channels that disagrees with hidden / heads is refused.
+// Gemma 4 12B (gemma4_unified_text): 48 layers, layer_types full at every 6th (8 full, 40 sliding).
+// Sliding: 8 KV heads x (256 + 256) = 4,096 values a token, window 1,024 (use_bidirectional_attention
+// "vision" keeps it); full: attention_k_eq_v -> num_global_key_value_heads 1 x (512 + 512) = 1,024.
+// bf16 at N tokens: 8 * 1024*2*N + 40 * 4096*2*min(N, 1024):
+//   1: 16,384 + 327,680 = 344,064; 4,096: 67,108,864 + 335,544,320 = 402,653,184;
+//   131,072: 2,147,483,648 + 335,544,320 = 2,483,027,968. fp8: half of each.
+BOOST_AUTO_TEST_CASE(families34_gemma4_unified_12b) {
+  const ModelSpec m = load_model(test::source_path("tests/data/families34/google__gemma-4-12B.json"));
+  BOOST_REQUIRE_EQUAL(m.num_layers(), 48u);
+  struct Want {
+    std::uint64_t n, bf16;
+  };
+  for (const Want& w : {Want{1, 344064}, Want{4096, 402653184}, Want{131072, 2483027968}}) {
+    BOOST_TEST(cache_size(m, workload(w.n, 1, Dtype::bf16)).total_bytes == w.bf16, w.n << " tokens bf16");
+    BOOST_TEST(cache_size(m, workload(w.n, 1, Dtype::fp8_e4m3)).total_bytes == w.bf16 / 2, w.n << " tokens fp8");
+  }
+  const auto s = cache_size(m, workload(4096, 1, Dtype::bf16));
+  BOOST_TEST(s.layers[0].kind == "sliding_attention");
+  BOOST_TEST(s.layers[5].kind == "full_attention");
+  BOOST_TEST(s.layers[5].bytes == 1024u * 2 * 4096);
+  BOOST_TEST(s.layers[0].bytes == 4096u * 2 * 1024);
+}
+
+// Hy3 with Hunyuan's cross-layer K/V sharing switched on is refused naming the field.
+BOOST_AUTO_TEST_CASE(families34_hy_v3_refuses_cla) {
+  auto cfg = test::read_json("tests/data/families34/tencent__Hy3.json");
+  cfg["use_cla"] = true;
+  BOOST_CHECK_EXCEPTION(load_model_from_json(cfg.dump(), "hy3-cla.json"), UnsupportedArchitecture,
+                        test::HasMessage({"use_cla"}));
+}
+
 BOOST_AUTO_TEST_CASE(families34_chatglm_kv_heads_rule) {
   auto cfg = test::read_json("tests/data/families34/THUDM__chatglm3-6b.json");
   auto resave = cfg;

@@ -249,6 +249,21 @@ std::vector<Family> gemma4() {
                  .map_layers = map_gemma4,
                  .count_params = count_gemma4,
                  .tie_word_embeddings = true,
+                 .sliding_window_default = 512},
+          // Gemma 4 12B "unified" (transformers gemma4_unified, Gemma4UnifiedForConditionalGeneration;
+          // text model gemma4_unified_text): the same per-layer-type attention as Gemma 4 (sliding
+          // layers head_dim x num_key_value_heads, full layers global_head_dim x
+          // num_global_key_value_heads when attention_k_eq_v), beside audio and vision towers that hold
+          // no KV cache. Weights: not counted (the audio tower and the unified vision embedder have no
+          // proven rule).
+          Family{.name = "gemma4_unified",
+                 .model_types = {"gemma4_unified", "gemma4_unified_text"},
+                 .map_layers = map_gemma4,
+                 .count_params =
+                     [](const ParamCtx& x) {
+                       no_weight_rule(x, "Gemma 4 unified: audio and vision towers with no proven rule");
+                     },
+                 .tie_word_embeddings = true,
                  .sliding_window_default = 512}};
 }
 
