@@ -55,6 +55,17 @@ check("wheel: console entry point", ep and "kvplan = kvplan._cli:main" in zipfil
 mode = (zipfile.ZipFile(whl).getinfo("kvplan/bin/kvplan").external_attr >> 16) & 0o777
 check("wheel: the CLI is executable", mode & 0o111, oct(mode))
 
+# What auditwheel would look at (Debian 12 has no auditwheel): the shared libraries the packed ELF
+# files need. Only the toolchain's runtime, OpenMP and yaml-cpp: a new dependency is caught here,
+# and the tag stays linux_x86_64 (not manylinux) because libyaml-cpp is not in the manylinux set.
+ALLOWED = {"libc.so.6", "libm.so.6", "libgcc_s.so.1", "libstdc++.so.6", "libgomp.so.1", "libyaml-cpp.so.0.7", "libpthread.so.0"}
+unpacked = os.path.join(tmp, "unpacked")
+zipfile.ZipFile(whl).extractall(unpacked)
+for elf in ["kvplan/bin/kvplan"] + [f for f in files if f.endswith(".so")]:
+    r = run(["readelf", "-d", os.path.join(unpacked, elf)])
+    needed = set(__import__("re").findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.stdout))
+    check(f"{elf}: needs only {sorted(ALLOWED)}", r.returncode == 0 and needed and needed <= ALLOWED, sorted(needed - ALLOWED))
+
 # A fresh venv outside the tree. Debian's pandas and matplotlib (the notebook's) come from the
 # system site-packages; kvplan itself must come from the wheel.
 venv = os.path.join(tmp, "venv")
