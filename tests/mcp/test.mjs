@@ -93,5 +93,27 @@ const again = await call("size", { model: "Qwen/Qwen3-0.6B", tokens: 1 });
 check("still serving after bad input", !again.r.isError && again.doc.total_bytes > 0, again.r);
 
 await client.close();
+
+// Raw JSON-RPC lines the SDK would never send: each gets its error reply (or none, for a
+// notification), and the server answers the next request and exits 0 at end of input.
+{
+  const lines = ["not json", "[1, 2]", JSON.stringify({ jsonrpc: "2.0", id: 7, method: "no/such" }),
+                 JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+                 JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "size", arguments: [1] } }),
+                 JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "size", arguments: { model: "Qwen/Qwen3-0.6B", tokens: 1e30 } } }),
+                 JSON.stringify({ jsonrpc: "2.0", id: 10, method: "ping" })];
+  const { spawnSync } = await import("node:child_process");
+  const r = spawnSync(kvplan, ["mcp"], { input: lines.join("\n") + "\n", encoding: "utf8" });
+  const replies = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  check("raw: exit 0 at end of input", r.status === 0, r);
+  check("raw: six replies (none for the notification)", replies.length === 6, replies);
+  check("raw: parse error", replies[0]?.error?.code === -32700, replies[0]);
+  check("raw: batch refused", replies[1]?.error?.code === -32600, replies[1]);
+  check("raw: unknown method", replies[2]?.error?.code === -32601 && replies[2].id === 7, replies[2]);
+  check("raw: arguments not an object", replies[3]?.result?.isError === true, replies[3]);
+  check("raw: overflowing tokens is a tool error naming the field", replies[4]?.result?.isError === true &&
+        replies[4].result.content[0].text.includes("tokens"), replies[4]);
+  check("raw: ping after all that", replies[5]?.id === 10 && replies[5].result !== undefined, replies[5]);
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
