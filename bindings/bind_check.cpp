@@ -26,7 +26,7 @@ void bind_check(pyb::module_& m) {
     if (!command.is_none()) {
       std::vector<std::string> argv;
       if (pyb::isinstance<pyb::str>(command)) {
-        argv = split_command_line(command.cast<std::string>());
+        argv = split_command_line(py_text(command, "command"));
       } else {
         for (auto a : command) argv.push_back(str_arg(a, "command"));
       }
@@ -44,7 +44,7 @@ void bind_check(pyb::module_& m) {
       // A custom total (or the named GPU's, replaced), as `kvplan check --gpu-memory`.
       Accelerator a = o.gpu.empty() ? Accelerator{} : find_accelerator(o.gpu);
       if (a.name.empty()) a.name = "custom";
-      a.memory_bytes = pyb::isinstance<pyb::str>(gpu_memory) ? parse_memory_size(gpu_memory.cast<std::string>(), "gpu_memory")
+      a.memory_bytes = pyb::isinstance<pyb::str>(gpu_memory) ? parse_memory_size(py_text(gpu_memory, "gpu_memory"), "gpu_memory")
                                                             : bytes_arg(gpu_memory, "gpu_memory");
       a.memory_basis = "given by gpu_memory";
       a.memory_marketing_bytes = a.memory_bytes;

@@ -21,7 +21,7 @@ namespace {
 nlohmann::json engine_request(const pyb::dict& kw) {
   nlohmann::json req = nlohmann::json::object();
   for (auto [k, v] : kw) {
-    const auto key = pyb::str(k).cast<std::string>();
+    const auto key = py_text(pyb::str(k), "keyword");
     req[key] = request_value(v, key);
   }
   return req;

@@ -30,7 +30,7 @@ LoadOptions load_options(pyb::handle assume) {
   LoadOptions o;
   if (assume.is_none()) return o;
   if (pyb::isinstance<pyb::str>(assume)) {
-    o.assume.push_back(assume.cast<std::string>());
+    o.assume.push_back(py_text(assume, "assume"));
     return o;
   }
   for (auto a : assume) o.assume.push_back(str_arg(a, "assume"));
@@ -50,7 +50,7 @@ PyModel load_any(pyb::handle what, pyb::handle assume) {
   if (!pyb::isinstance<pyb::str>(s))
     throw InputError::value("model", pyb::str(pyb::repr(what)).cast<std::string>(),
                             "a bundled model name, a path to config.json, a config dict or JSON text");
-  const auto text = s.cast<std::string>();
+  const auto text = py_text(s, "model");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{')
     return {std::make_shared<const ModelSpec>(load_model_from_json(text, "<config JSON>", opts))};

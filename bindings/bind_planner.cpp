@@ -20,7 +20,7 @@ namespace kvplan::py {
 namespace {
 
 Accelerator accelerator_arg(pyb::handle gpu) {
-  if (pyb::isinstance<pyb::str>(gpu)) return find_accelerator(gpu.cast<std::string>());
+  if (pyb::isinstance<pyb::str>(gpu)) return find_accelerator(py_text(gpu, "gpu"));
   if (pyb::isinstance<pyb::dict>(gpu)) return accelerator_from_json(from_python(gpu, "gpu").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "<gpu dict>");
   throw InputError::value("gpu", pyb::str(pyb::repr(gpu)).cast<std::string>(),
                           "an accelerator name (kvplan.gpus()) or a dict with the catalog's keys");
@@ -31,7 +31,7 @@ Accelerator accelerator_arg(pyb::handle gpu) {
 PlanInput plan_input(const pyb::dict& o) {
   nlohmann::json req = nlohmann::json::object();
   for (auto [k, v] : o) {
-    const std::string key = pyb::str(k).cast<std::string>();
+    const std::string key = py_text(pyb::str(k), "keyword");
     req[key] = request_value(v, key);
   }
   return plan_input_from_request(req, FieldNaming::keyword);

@@ -68,7 +68,7 @@ nlohmann::json from_python_at(pyb::handle h, const std::string& what, std::size_
     return h.cast<std::uint64_t>();
   }
   if (pyb::isinstance<pyb::float_>(h)) return h.cast<double>();
-  if (pyb::isinstance<pyb::str>(h)) return h.cast<std::string>();
+  if (pyb::isinstance<pyb::str>(h)) return py_text(h, what.c_str());
   const bool container = pyb::isinstance<pyb::dict>(h) || pyb::isinstance<pyb::list>(h) || pyb::isinstance<pyb::tuple>(h);
   // The same bound as for JSON text; it also stops a dict or list that contains itself.
   if (container && depth >= kMaxJsonDepth)
@@ -78,7 +78,7 @@ nlohmann::json from_python_at(pyb::handle h, const std::string& what, std::size_
     nlohmann::json o = nlohmann::json::object();
     for (auto [k, v] : h.cast<pyb::dict>()) {
       if (!pyb::isinstance<pyb::str>(k)) throw InputError::value(what, repr_of(k), "string keys");
-      o[k.cast<std::string>()] = from_python_at(v, what, depth + 1);
+      o[py_text(k, what.c_str())] = from_python_at(v, what, depth + 1);
     }
     return o;
   }
@@ -119,7 +119,7 @@ std::optional<std::uint64_t> as_uint(pyb::handle h, const char* what) {
 }  // namespace
 
 std::uint64_t tokens_arg(pyb::handle h, const char* what) {
-  if (pyb::isinstance<pyb::str>(h)) return parse_tokens(h.cast<std::string>(), what);
+  if (pyb::isinstance<pyb::str>(h)) return parse_tokens(py_text(h, what), what);
   if (auto v = as_uint(h, what)) return *v;
   throw InputError::value(what, repr_of(h), "a token count (4096, \"32k\", \"1M\")");
 }
@@ -129,7 +129,7 @@ std::optional<std::uint64_t> opt_tokens_arg(pyb::handle h, const char* what) {
 }
 
 std::uint64_t bytes_arg(pyb::handle h, const char* what) {
-  if (pyb::isinstance<pyb::str>(h)) return parse_bytes(h.cast<std::string>(), what);
+  if (pyb::isinstance<pyb::str>(h)) return parse_bytes(py_text(h, what), what);
   if (auto v = as_uint(h, what)) return *v;
   throw InputError::value(what, repr_of(h), "a byte count (80000000000, \"80GB\", \"1.5GiB\")");
 }
@@ -168,7 +168,7 @@ double float_arg(pyb::handle h, const char* what) {
 std::optional<Dtype> dtype_arg(pyb::handle h, const char* what) {
   if (h.is_none()) return std::nullopt;
   if (!pyb::isinstance<pyb::str>(h)) throw InputError::value(what, repr_of(h), "a dtype name such as \"bf16\"");
-  auto s = h.cast<std::string>();
+  auto s = py_text(h, what);
   if (s == "auto") return std::nullopt;
   return parse_dtype(s, what);
 }
@@ -177,15 +177,25 @@ std::optional<WeightFormat> weight_format_arg(pyb::handle h, const char* what) {
   if (h.is_none()) return std::nullopt;
   if (!pyb::isinstance<pyb::str>(h))
     throw InputError::value(what, repr_of(h), "a dtype or preset name such as \"bf16\" or \"awq\"");
-  auto s = h.cast<std::string>();
+  auto s = py_text(h, what);
   if (s == "auto") return std::nullopt;
   return parse_weight_format(s, what);
+}
+
+std::string py_text(pyb::handle h, std::string_view what) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_Check(h.ptr()) ? PyUnicode_AsUTF8AndSize(h.ptr(), &n) : nullptr;
+  if (!p) {
+    PyErr_Clear();
+    throw InputError::value(what, repr_of(h), "text UTF-8 can encode (no lone surrogates such as '\\udcff')");
+  }
+  return std::string(p, static_cast<std::size_t>(n));
 }
 
 std::string str_arg(pyb::handle h, const char* what, const std::string& fallback) {
   if (h.is_none()) return fallback;
   if (!pyb::isinstance<pyb::str>(h)) throw InputError::value(what, repr_of(h), "a string");
-  return h.cast<std::string>();
+  return py_text(h, what);
 }
 
 // A keyword's value as the request JSON the library's parser reads: ints (numpy's too, through

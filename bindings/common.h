@@ -49,6 +49,10 @@ std::optional<WeightFormat> weight_format_arg(pyb::handle h, const char* what);
 // workload_from_request): ints (numpy's too), floats, strings, lists and dicts; the parser checks it.
 nlohmann::json request_value(pyb::handle h, const std::string& what);
 // A string option (None -> fallback).
+// A Python str as UTF-8: the one conversion of every str argument. A str that UTF-8 cannot
+// encode (a lone surrogate such as '\udcff', from os.fsdecode of undecodable bytes) is a
+// KvplanError naming `what`, not pybind11's RuntimeError.
+std::string py_text(pyb::handle h, std::string_view what);
 std::string str_arg(pyb::handle h, const char* what, const std::string& fallback = "");
 
 const PyModel& model_arg(pyb::handle h);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "common.h"
+#include "kvplan/text.h"
 
 namespace {
 // CLI11 parses "-1" into an unsigned option as 2^64-1 and accepts "nan" and "inf" for doubles.
@@ -41,6 +42,23 @@ int main(int argc, char** argv) {
   std::sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
   for (const auto& v : verbs) v.add(app, run);
   guard_numeric_options(app);
+  // CLI11 says only "A subcommand is required" for a mistyped verb: name it and the closest one.
+  const auto is_verb = [&](const std::string& name) {
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->check_name(name)) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_verb(argv[1])) {
+    std::string best;
+    std::size_t best_d = 0;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      const std::size_t d = edit_distance(argv[1], sub->get_name());
+      if (best.empty() || d < best_d) best = sub->get_name(), best_d = d;
+    }
+    std::cerr << "kvplan: " << InputError::unknown("verb", argv[1], best_d <= 3 ? best : "").what()
+              << " (kvplan --help lists the verbs)\n";
+    return cli::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
