@@ -65,7 +65,7 @@ for args, frag in [
     (["size", "Qwen/Qwen3-0.6B", "--batch", "0"], "batch"),
     (["size", "Qwen/Qwen3-0.6B", "--bogus-flag"], "bogus"),
     (["size"], "MODEL"),
-    (["frobnicate"], "subcommand"),
+    (["frobnicate"], "frobnicate"),
     (["size", "meta-llama/Llama-3.1-70B", "--tokens", "1099511627776", "--batch", "1048576"], "overflow"),
 ]:
     rc, out, err = run(*args)
