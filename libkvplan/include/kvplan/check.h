@@ -88,8 +88,8 @@ inline constexpr std::uint64_t kMaxYamlDepth = 64;                     // mappin
 
 // How kvplan check treats one flag of an engine's current CLI (its spelling as written, a --no-x
 // negation, or an environment variable such as LLAMA_ARG_CTX_SIZE): modelled (changes memory and
-// kvplan models it), ignored (does not change GPU memory), unmodelled (takes GPU memory kvplan
-// does not model: the verdict fails and says so) or unknown (an error with a did-you-mean).
+// kvplan models it), ignored (does not change GPU memory), unmodelled (may change GPU memory in
+// a way kvplan does not model: the verdict is UNCERTAIN and names it, never PASS, never FAIL on that alone) or unknown (an error with a did-you-mean).
 enum class EngineFlagClass { memory, ignored, unmodelled, unknown };
 EngineFlagClass classify_engine_flag(EngineKind e, std::string_view flag);
 // Where the engine's flag table was read from (repository, commit, path).

@@ -62,6 +62,7 @@ EngineFlagTable make_flag_table(std::string engine, std::string provenance, std:
     for (std::size_t k = 3; k < cols.size(); ++k) {
       if (cols[k].rfind("env=", 0) == 0) f.env = cols[k].substr(4);
       else if (cols[k].rfind("neg=", 0) == 0) f.negations = words(cols[k].substr(4));
+      else if (cols[k].rfind("why=", 0) == 0) f.why = cols[k].substr(4);
     }
     const std::size_t idx = t.flags.size();
     for (const auto& n : f.names) t.by_name.emplace(n, idx);
@@ -161,7 +162,10 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
     if (f.arity == Arity::none) out.values[f.names.front()] = flag_truthy(v, k) ? "true" : "false";
     else out.values[f.names.front()] = v;
     if (f.effect == FlagEffect::ignored) out.ignored.push_back(k);
-    if (f.effect == FlagEffect::unmodelled) out.unmodelled.push_back(k);
+    if (f.effect == FlagEffect::unmodelled) {
+      out.unmodelled.push_back(k);
+      out.unmodelled_why[k] = unmodelled_reason(f);
+    }
   }
   std::vector<std::string> args = args_in;
   // --config FILE (vLLM, SGLang): its flags go first so the command line wins.
@@ -256,9 +260,16 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
     }
     out.values[canon] = value;
     if (f->effect == FlagEffect::ignored) out.ignored.push_back(a);
-    if (f->effect == FlagEffect::unmodelled && !negated && value != "false") out.unmodelled.push_back(a);
+    if (f->effect == FlagEffect::unmodelled && !negated && value != "false") {
+      out.unmodelled.push_back(a);
+      out.unmodelled_why[a] = unmodelled_reason(*f);
+    }
   }
   return out;
+}
+
+std::string unmodelled_reason(const FlagDef& f) {
+  return f.why.empty() ? "it takes GPU memory (or changes the model) in a way kvplan does not count" : f.why;
 }
 
 std::uint64_t vllm_int(const std::string& text, std::string_view flag) {

@@ -23,6 +23,7 @@ struct FlagDef {
   FlagEffect effect = FlagEffect::ignored;
   std::string env;                  // llama.cpp's LLAMA_ARG_* (or "")
   std::vector<std::string> negations;  // --no-x spellings (BooleanOptionalAction, llama.cpp's --no-*)
+  std::string why;                  // unmodelled: what memory it changes that kvplan does not count
 };
 
 struct EngineFlagTable {
@@ -49,8 +50,9 @@ EngineFlagTable sglang_flag_table();
 EngineFlagTable llamacpp_flag_table();
 EngineFlagTable trtllm_flag_table();
 
-// Builds a table from lines "NAMES | arity | effect [| env=NAME] [| neg=--no-x,...]" where NAMES is
-// space-separated, arity is 0, 1, 2, ? or +, effect is memory, ignored or unmodelled; # starts a comment.
+// Builds a table from lines "NAMES | arity | effect [| env=NAME] [| neg=--no-x ...] [| why=TEXT]" where
+// NAMES is space-separated, arity is 0, 1, 2, ? or +, effect is memory, ignored or unmodelled (why=
+// says what memory it changes that kvplan does not count); # starts a comment.
 EngineFlagTable make_flag_table(std::string engine, std::string provenance, std::string_view text);
 
 // Parsed flags: canonical name -> value ("true"/"false" for switches), the last one wins as in
@@ -59,6 +61,7 @@ struct ParsedFlags {
   std::map<std::string, std::string> values;
   std::vector<std::string> ignored;
   std::vector<std::string> unmodelled;   // flags taking GPU memory kvplan does not model
+  std::map<std::string, std::string> unmodelled_why;  // flag as given -> what it changes (from the table)
   std::string positional;   // the model given positionally
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const { return values.at(k); }
@@ -68,6 +71,9 @@ struct ParsedFlags {
 // resolves --config files. Errors name the engine, the flag and where to put kvplan's options.
 ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& args,
                                const std::vector<std::pair<std::string, std::string>>& env, const std::string& base_dir);
+
+// What an unmodelled flag changes that kvplan does not count (the table's why=, or a general line).
+std::string unmodelled_reason(const FlagDef& f);
 
 // Numbers as each engine's parser reads them.
 // vLLM's human_readable_int: 32k = 32,000 (decimal, lower case, decimals allowed), 32K = 32,768

@@ -13,7 +13,7 @@ EngineFlagTable trtllm_flag_table() {
 --port | 1 | ignored
 --backend | 1 | memory
 --log_level | 1 | ignored
---max_beam_width | 1 | unmodelled
+--max_beam_width | 1 | unmodelled | why=beam search keeps KV blocks per beam
 --max_batch_size | 1 | memory
 --max_num_tokens | 1 | memory
 --max_seq_len | 1 | memory
