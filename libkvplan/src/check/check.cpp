@@ -329,6 +329,11 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     for (const auto& x : f.ignored) s += (s.empty() ? "" : ", ") + x;
     r.notes.push_back("flags that do not change GPU memory were ignored: " + s);
   }
+  if (!f.abbreviations.empty()) {
+    std::string s;
+    for (const auto& x : f.abbreviations) s += (s.empty() ? "" : ", ") + x;
+    r.notes.push_back("abbreviated flags read as the engine's parser reads them (a unique prefix, argparse): " + s);
+  }
   std::vector<std::string> unmodelled = f.unmodelled;
   std::map<std::string, std::string> unmodelled_why = f.unmodelled_why;
 

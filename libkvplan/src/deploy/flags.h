@@ -62,6 +62,7 @@ struct ParsedFlags {
   std::vector<std::string> ignored;
   std::vector<std::string> unmodelled;   // flags taking GPU memory kvplan does not model
   std::map<std::string, std::string> unmodelled_why;  // flag as given -> what it changes (from the table)
+  std::vector<std::string> abbreviations;  // "--given = --full" (argparse allow_abbrev)
   std::string positional;   // the model given positionally
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const { return values.at(k); }

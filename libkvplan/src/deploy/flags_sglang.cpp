@@ -141,6 +141,11 @@ EngineFlagTable sglang_flag_table() {
 --mm-attention-backend | 1 | ignored
 --nsa-prefill | 1 | ignored
 --nsa-decode | 1 | ignored
+# current ServerArgs (sgl-project/sglang docs/basic_usage/deepseek_v32.md, "Choices of Attention Kernels")
+--nsa-prefill-backend | 1 | ignored
+--nsa-decode-backend | 1 | ignored
+# older SGLang (its outlines grammar cache on disk; ServerArgs.disable_disk_cache, removed since)
+--disable-disk-cache | 0 | ignored
 --fp8-gemm-backend | 1 | ignored
 # Speculative decoding
 --speculative-algorithm | 1 | unmodelled | why=speculative decoding loads a draft model or head (weights, its own KV pool, CUDA graphs) and draft-token buffers

@@ -133,6 +133,9 @@ EngineFlagTable vllm_flag_table() {
 --pt-load-map-location | 1 | ignored
 # StructuredOutputsConfig (and the deprecated guided-decoding flags, each typed: one value)
 --reasoning-parser | 1 | ignored
+# newer vLLM: StructuredOutputsConfig.reasoning_parser_plugin; ModelConfig/MultiModalConfig language_model_only
+--reasoning-parser-plugin | 1 | ignored
+--language-model-only | 0 | unmodelled | neg=--no-language-model-only | why=the multimodal encoder is not loaded, so the weights are less than the checkpoint kvplan counts (and the KV memory more)
 --guided-decoding-backend | 1 | ignored
 --guided-decoding-disable-fallback | 1 | ignored
 --guided-decoding-disable-any-whitespace | 1 | ignored
@@ -247,6 +250,9 @@ EngineFlagTable vllm_flag_table() {
   t.underscores_to_dashes = true;   // FlexibleArgumentParser: --max_model_len == --max-model-len
   t.dotted_keys = true;             // --compilation-config.mode 3
   t.positional_model = true;        // vllm serve MODEL (model_tag)
+  // FlexibleArgumentParser (vllm/utils/argparse_utils.py @00da11e3) passes no allow_abbrev, and the
+  // `serve` subparser inherits it: argparse's default, a unique prefix names its flag.
+  t.allow_abbrev = true;
   return t;
 }
 
