@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "kvplan/check.h"
+#include "kvplan/deploy.h"
 
 namespace kvplan::detail {
 
