@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 #include "kvplan/check.h"
+#include "kvplan/simulate.h"
 
 using namespace kvplan;
 using kvplan::test::HasMessage;
@@ -166,6 +167,24 @@ BOOST_AUTO_TEST_CASE(real_flags_that_were_unknown_are_read) {
   auto nsa = real_check(v32 + " --nsa-prefill-backend flashmla_sparse --nsa-decode-backend fa3", "H200", 8);
   BOOST_TEST(nsa.kv_cache_tokens == plain.kv_cache_tokens);
   BOOST_TEST((classify_engine_flag(EngineKind::sglang, "--disable-disk-cache") == EngineFlagClass::ignored));
+}
+
+BOOST_AUTO_TEST_CASE(sglang_chunked_prefill_size_is_read_once) {
+  // SGLang's scheduler (python/sglang/srt/managers/scheduler.py, init_chunked_prefill) turns
+  // chunked prefill off for --chunked-prefill-size <= 0: check and simulate share that reading, so
+  // 0 is -1 in both (simulate refused 0 before).
+  const std::string base = "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8192 --chunked-prefill-size ";
+  BOOST_TEST(real_check(base + "0", "H100").kv_cache_tokens == real_check(base + "-1", "H100").kv_cache_tokens);
+  BOOST_TEST(real_check(base + "4096", "H100").kv_cache_tokens != real_check(base + "-1", "H100").kv_cache_tokens);
+  for (const char* off : {"0", "-1"}) {
+    const auto s = sglang_sim_options(parse_launch_command(split_command_line(base + off)));
+    BOOST_TEST(!s.scheduler.chunked_prefill);
+    BOOST_TEST(!s.options.chunked_prefill_size.has_value());
+  }
+  const auto on = sglang_sim_options(parse_launch_command(split_command_line(base + "4096")));
+  BOOST_TEST(on.scheduler.chunked_prefill);
+  BOOST_TEST(on.options.chunked_prefill_size.value_or(0) == 4096u);
+  BOOST_CHECK_EXCEPTION(real_check(base + "-2", "H100"), InputError, HasMessage({"--chunked-prefill-size", "-2"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -674,12 +674,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       if (f.has("--kv-cache-dtype")) s.kv_cache_dtype = f.get("--kv-cache-dtype");
       if (f.has("--max-total-tokens")) s.max_total_tokens = positive(int_flag(f, "--max-total-tokens", 1), "--max-total-tokens");
       if (f.has("--max-running-requests")) s.max_running_requests = positive(int_flag(f, "--max-running-requests", 1), "--max-running-requests");
-      if (f.has("--chunked-prefill-size")) {
-        // -1 disables chunked prefill (argparse type=int).
-        const std::int64_t c = detail::plain_int(f.get("--chunked-prefill-size"), "--chunked-prefill-size");
-        if (c < -1) throw InputError::value("--chunked-prefill-size", f.get("--chunked-prefill-size"), "a positive integer or -1");
-        if (c > 0) s.chunked_prefill_size = static_cast<std::uint64_t>(c);
-      }
+      if (const auto cp = detail::sglang_chunked_prefill(f); cp.size) s.chunked_prefill_size = *cp.size;
       if (f.has("--cuda-graph-max-bs")) s.cuda_graph_max_bs = int_flag(f, "--cuda-graph-max-bs", 0);
       if (f.has("--max-mamba-cache-size")) s.max_mamba_cache_size = positive(int_flag(f, "--max-mamba-cache-size", 1), "--max-mamba-cache-size");
       if (f.has("--mamba-ssm-dtype")) s.mamba_ssm_dtype = f.get("--mamba-ssm-dtype");

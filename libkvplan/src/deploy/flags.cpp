@@ -326,6 +326,16 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
   return out;
 }
 
+SglangChunkedPrefill sglang_chunked_prefill(const ParsedFlags& f) {
+  SglangChunkedPrefill out;
+  if (!f.has("--chunked-prefill-size")) return out;
+  const std::int64_t c = plain_int(f.get("--chunked-prefill-size"), "--chunked-prefill-size");
+  if (c < -1) throw InputError::value("--chunked-prefill-size", f.get("--chunked-prefill-size"), "a positive integer, or -1 (or 0) to turn it off");
+  if (c > 0) out.size = static_cast<std::uint64_t>(c);
+  else out.off = true;
+  return out;
+}
+
 std::string unmodelled_reason(const FlagDef& f) {
   return f.why.empty() ? "it takes GPU memory (or changes the model) in a way kvplan does not count" : f.why;
 }

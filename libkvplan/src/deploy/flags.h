@@ -76,6 +76,16 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
 // What an unmodelled flag changes that kvplan does not count (the table's why=, or a general line).
 std::string unmodelled_reason(const FlagDef& f);
 
+// SGLang --chunked-prefill-size (argparse type=int), the one reading check and simulate share: the
+// scheduler's init_chunked_prefill (python/sglang/srt/managers/scheduler.py) turns chunked prefill
+// off for a value <= 0 (-1 as documented, 0 too); below -1 is refused. `size` is empty when the
+// flag is absent or turns it off (`off`).
+struct SglangChunkedPrefill {
+  std::optional<std::uint64_t> size;
+  bool off = false;
+};
+SglangChunkedPrefill sglang_chunked_prefill(const ParsedFlags& f);
+
 // Numbers as each engine's parser reads them.
 // vLLM's human_readable_int: 32k = 32,000 (decimal, lower case, decimals allowed), 32K = 32,768
 // (binary, upper case, whole numbers only), t/T too.
