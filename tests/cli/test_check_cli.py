@@ -147,7 +147,7 @@ for fmt in ("json", "github", "junit"):
 # Words after -- keep their spaces: a JSON flag value is one argument.
 rc, out, err = run("--gpu", "H100", "--format", "json", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B",
                    "--kv-transfer-config", '{"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}')
-check("json argument stays one word", rc == 1 and "--kv-transfer-config" in json.loads(out)["reason"], (rc, out, err))
+check("json argument stays one word", rc == 3 and "--kv-transfer-config" in json.loads(out)["reason"], (rc, out, err))
 # Invalid UTF-8 in a deployment name stays valid JSON and XML.
 with tempfile.TemporaryDirectory() as d:
     y = os.path.join(d, "utf8.yaml")

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <variant>
 
@@ -328,7 +329,13 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     for (const auto& x : f.ignored) s += (s.empty() ? "" : ", ") + x;
     r.notes.push_back("flags that do not change GPU memory were ignored: " + s);
   }
+  if (!f.abbreviations.empty()) {
+    std::string s;
+    for (const auto& x : f.abbreviations) s += (s.empty() ? "" : ", ") + x;
+    r.notes.push_back("abbreviated flags read as the engine's parser reads them (a unique prefix, argparse): " + s);
+  }
   std::vector<std::string> unmodelled = f.unmodelled;
+  std::map<std::string, std::string> unmodelled_why = f.unmodelled_why;
 
   // The model kvplan reads.
   std::string model = command_model(o.model.value_or(d.model), d, f);
@@ -667,12 +674,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       if (f.has("--kv-cache-dtype")) s.kv_cache_dtype = f.get("--kv-cache-dtype");
       if (f.has("--max-total-tokens")) s.max_total_tokens = positive(int_flag(f, "--max-total-tokens", 1), "--max-total-tokens");
       if (f.has("--max-running-requests")) s.max_running_requests = positive(int_flag(f, "--max-running-requests", 1), "--max-running-requests");
-      if (f.has("--chunked-prefill-size")) {
-        // -1 disables chunked prefill (argparse type=int).
-        const std::int64_t c = detail::plain_int(f.get("--chunked-prefill-size"), "--chunked-prefill-size");
-        if (c < -1) throw InputError::value("--chunked-prefill-size", f.get("--chunked-prefill-size"), "a positive integer or -1");
-        if (c > 0) s.chunked_prefill_size = static_cast<std::uint64_t>(c);
-      }
+      if (const auto cp = detail::sglang_chunked_prefill(f); cp.size) s.chunked_prefill_size = *cp.size;
       if (f.has("--cuda-graph-max-bs")) s.cuda_graph_max_bs = int_flag(f, "--cuda-graph-max-bs", 0);
       if (f.has("--max-mamba-cache-size")) s.max_mamba_cache_size = positive(int_flag(f, "--max-mamba-cache-size", 1), "--max-mamba-cache-size");
       if (f.has("--mamba-ssm-dtype")) s.mamba_ssm_dtype = f.get("--mamba-ssm-dtype");
@@ -792,6 +794,10 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       const std::uint64_t max_num_tokens = launch.max_num_tokens;
       r.notes.insert(r.notes.end(), launch.notes.begin(), launch.notes.end());
       unmodelled.insert(unmodelled.end(), launch.unmodelled.begin(), launch.unmodelled.end());
+      for (const auto& x : launch.unmodelled)
+        unmodelled_why[x] = x.find("speculative_config") != std::string::npos ? "a draft model or MTP layers (weights, KV) and draft-token buffers"
+                            : x.find("lora_config") != std::string::npos  ? "LoRA adapters' weights and their cache"
+                                                                          : "beam search keeps KV blocks per beam";
       tp = t.tp_size;
       pp = t.pp_size;
       if (refused(t.max_seq_len)) return r;
@@ -932,12 +938,18 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
                        (o.gpus ? "--gpus is " : d.gpus ? "the deployment gives " : "--gpus is ") + std::to_string(r.gpus));
   }
   if (!unmodelled.empty()) {
-    // Memory kvplan cannot count: no end of the band is known, so the verdict cannot pass.
-    std::string s;
-    for (const auto& x : unmodelled) s += (s.empty() ? "" : ", ") + x;
-    add_check("modelled", false, false, "every flag that takes GPU memory modelled", s,
-              s + " takes GPU memory (or changes the model) in a way kvplan does not model, so a pass could be wrong; "
-                  "check without it, or measure on the GPU");
+    // Memory kvplan cannot count: the verdict cannot pass, nor can it fail on that alone (the other
+    // checks still fail it where the memory kvplan counts does not hold) -- UNCERTAIN, naming each
+    // flag and what it changes.
+    std::string names, why;
+    for (const auto& x : unmodelled) {
+      names += (names.empty() ? "" : ", ") + x;
+      const auto it = unmodelled_why.find(x);
+      why += (why.empty() ? "" : "; ") + x + ": " + (it != unmodelled_why.end() ? it->second : std::string("not modelled"));
+    }
+    add_check("modelled", false, true, "every flag that may change GPU memory modelled", names,
+              "UNCERTAIN because kvplan does not model what " + names + " may change in GPU memory (" + why +
+                  "); the memory kvplan counts holds, so check without it, or measure on the GPU");
   }
   if (require_context) {
     auto holds = [&](const Outcome& x) {
@@ -966,7 +978,13 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   if (!worst.starts && best.starts && worst.request_bytes && d.engine == EngineKind::vllm)
     r.margin_bytes = std::max(r.margin_bytes, worst.kv_memory < 0 ? worst.request_bytes + static_cast<std::uint64_t>(-worst.kv_memory)
                                                                    : worst.request_bytes - std::min<std::uint64_t>(worst.request_bytes, static_cast<std::uint64_t>(worst.kv_memory)));
-  if (r.verdict == Verdict::uncertain && r.margin_bytes == 0 && !headroom_fix.empty()) {
+  const bool only_unmodelled = std::all_of(r.checks.begin(), r.checks.end(), [](const CheckRequirement& c) {
+    return c.status == Verdict::pass || c.name == "modelled";
+  });
+  if (r.verdict == Verdict::uncertain && only_unmodelled) {
+    r.margin = "certain only without the flags kvplan does not model (or measured on the GPU): every check of the memory it counts passes";
+    r.notes.push_back(r.margin);
+  } else if (r.verdict == Verdict::uncertain && r.margin_bytes == 0 && !headroom_fix.empty()) {
     r.margin = "certain to pass when " + headroom_fix + " (if the KV cache still holds what is required)";
     r.notes.push_back(r.margin);
   } else if (r.verdict == Verdict::uncertain) {

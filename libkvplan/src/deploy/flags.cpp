@@ -62,6 +62,7 @@ EngineFlagTable make_flag_table(std::string engine, std::string provenance, std:
     for (std::size_t k = 3; k < cols.size(); ++k) {
       if (cols[k].rfind("env=", 0) == 0) f.env = cols[k].substr(4);
       else if (cols[k].rfind("neg=", 0) == 0) f.negations = words(cols[k].substr(4));
+      else if (cols[k].rfind("why=", 0) == 0) f.why = cols[k].substr(4);
     }
     const std::size_t idx = t.flags.size();
     for (const auto& n : f.names) t.by_name.emplace(n, idx);
@@ -121,6 +122,16 @@ std::vector<std::string> config_file_args(const std::string& engine, const std::
   return out;
 }
 
+// vLLM's recursive_dict_update: objects merge, lists extend, anything else is replaced.
+void merge_dotted(nlohmann::json& into, const nlohmann::json& update) {
+  if (!into.is_object()) into = nlohmann::json::object();
+  for (const auto& [k, v] : update.items()) {
+    if (v.is_object() && into.contains(k) && into[k].is_object()) merge_dotted(into[k], v);
+    else if (v.is_array() && into.contains(k) && into[k].is_array()) into[k].insert(into[k].end(), v.begin(), v.end());
+    else into[k] = v;
+  }
+}
+
 [[noreturn]] void unknown_flag(const EngineFlagTable& t, const std::string& given) {
   for (const char* k : kKvplanOptions) {
     const std::string opt(k);
@@ -161,7 +172,10 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
     if (f.arity == Arity::none) out.values[f.names.front()] = flag_truthy(v, k) ? "true" : "false";
     else out.values[f.names.front()] = v;
     if (f.effect == FlagEffect::ignored) out.ignored.push_back(k);
-    if (f.effect == FlagEffect::unmodelled) out.unmodelled.push_back(k);
+    if (f.effect == FlagEffect::unmodelled) {
+      out.unmodelled.push_back(k);
+      out.unmodelled_why[k] = unmodelled_reason(f);
+    }
   }
   std::vector<std::string> args = args_in;
   // --config FILE (vLLM, SGLang): its flags go first so the command line wins.
@@ -177,6 +191,7 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
       break;
     }
   }
+  std::map<std::string, nlohmann::json> dotted;  // vLLM --flag.key VALUE, merged per flag
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i], val;
     bool has_eq = false;
@@ -187,7 +202,8 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
         a = a.substr(0, eq);
         has_eq = true;
       }
-      if (t.underscores_to_dashes && a.rfind("--", 0) == 0) std::replace(a.begin(), a.end(), '_', '-');
+      // vLLM: between the leading -- and the first '.' only (a dotted key keeps its underscores).
+      if (t.underscores_to_dashes && a.rfind("--", 0) == 0) std::replace(a.begin(), std::find(a.begin(), a.end(), '.'), '_', '-');
     }
     if (a.empty() || a[0] != '-' || a == "-" || is_negative_number(a)) {
       if (t.positional_model && out.positional.empty()) {
@@ -201,12 +217,45 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
     if (auto it = t.by_name.find(a); it != t.by_name.end()) f = &t.flags[it->second];
     else if (auto jt = t.by_negation.find(a); jt != t.by_negation.end()) f = &t.flags[jt->second], negated = true;
     else if (t.dotted_keys && a.find('.') != std::string::npos) {
-      // vLLM: --compilation-config.mode 3 sets one key of a JSON flag.
+      // vLLM (FlexibleArgumentParser.parse_args): --speculative-config.method mtp sets one key of a
+      // JSON flag; keys nest on further dots, `key+ a,b` appends to a list, and the merged object
+      // is given after every other flag (so it wins over the flag's own JSON).
       if (auto kt = t.by_name.find(a.substr(0, a.find('.'))); kt != t.by_name.end()) {
         const FlagDef& base = t.flags[kt->second];
-        if (base.effect == FlagEffect::memory) unknown_flag(t, a);
-        out.ignored.push_back(a);
-        if (!has_eq && i + 1 < args.size()) ++i;
+        std::string path = a.substr(a.find('.') + 1);
+        if (!has_eq) {
+          if (i + 1 >= args.size()) throw InputError::value(t.engine + " flag " + a, "", "a value after " + a);
+          val = args[++i];
+        }
+        nlohmann::json v;
+        if (!path.empty() && path.back() == '+') {
+          path.pop_back();
+          v = nlohmann::json::array();
+          std::stringstream items(val);
+          for (std::string x; std::getline(items, x, ',');) v.push_back(x);
+        } else {
+          // json.loads, else human_readable_int (80g, 1k), else the text itself.
+          v = nlohmann::json::parse(val, nullptr, false);
+          if (v.is_discarded()) {
+            try {
+              v = vllm_int(val, a);
+            } catch (const InputError&) {
+              v = val;
+            }
+          }
+        }
+        std::vector<std::string> keys;
+        std::stringstream ks(path);
+        for (std::string k; std::getline(ks, k, '.');) keys.push_back(k);
+        if (keys.empty() || std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); }))
+          throw InputError::value(t.engine + " flag", a, "--flag.key VALUE (a key after each dot)");
+        for (auto k = keys.rbegin(); k != keys.rend(); ++k) v = nlohmann::json{{*k, std::move(v)}};
+        merge_dotted(dotted[base.names.front()], v);
+        if (base.effect == FlagEffect::ignored) out.ignored.push_back(a);
+        if (base.effect == FlagEffect::unmodelled) {
+          out.unmodelled.push_back(a);
+          out.unmodelled_why[a] = unmodelled_reason(base);
+        }
         continue;
       }
     }
@@ -214,16 +263,28 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
       out.ignored.push_back(a);  // vLLM: -O3 is -O 3 (the compilation level)
       continue;
     }
+    // kvplan check's own options are named as such, even where they prefix an engine flag (--gpu).
+    if (!f && std::any_of(std::begin(kKvplanOptions), std::end(kKvplanOptions), [&](const char* k) { return a == k; })) unknown_flag(t, a);
     if (!f && t.allow_abbrev && a.rfind("--", 0) == 0) {
-      // argparse: a unique prefix of one flag's long spelling names it.
+      // argparse (allow_abbrev): a unique prefix of one option string (its --no-x ones included)
+      // names that option; a prefix of several is an error.
       std::size_t found = SIZE_MAX;
-      bool ambiguous = false;
-      for (auto it = t.by_name.lower_bound(a); it != t.by_name.end() && it->first.compare(0, a.size(), a) == 0; ++it) {
-        if (found != SIZE_MAX && found != it->second) ambiguous = true;
-        found = it->second;
-      }
+      bool ambiguous = false, found_negated = false;
+      std::string full;
+      auto scan = [&](const std::map<std::string, std::size_t>& names, bool neg) {
+        for (auto it = names.lower_bound(a); it != names.end() && it->first.compare(0, a.size(), a) == 0; ++it) {
+          if (found != SIZE_MAX && (found != it->second || found_negated != neg)) ambiguous = true;
+          found = it->second, found_negated = neg, full = it->first;
+        }
+      };
+      scan(t.by_name, false);
+      scan(t.by_negation, true);
       if (ambiguous) throw InputError::value(t.engine + " flag", a, "an unambiguous flag (argparse: ambiguous option)");
-      if (found != SIZE_MAX) f = &t.flags[found];
+      if (found != SIZE_MAX) {
+        f = &t.flags[found];
+        negated = found_negated;
+        out.abbreviations.push_back(a + " = " + full);
+      }
     }
     if (!f) unknown_flag(t, a);
     const std::string& canon = f->names.front();
@@ -256,9 +317,27 @@ ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& arg
     }
     out.values[canon] = value;
     if (f->effect == FlagEffect::ignored) out.ignored.push_back(a);
-    if (f->effect == FlagEffect::unmodelled && !negated && value != "false") out.unmodelled.push_back(a);
+    if (f->effect == FlagEffect::unmodelled && !negated && value != "false") {
+      out.unmodelled.push_back(a);
+      out.unmodelled_why[a] = unmodelled_reason(*f);
+    }
   }
+  for (const auto& [flag, obj] : dotted) out.values[flag] = obj.dump();
   return out;
+}
+
+SglangChunkedPrefill sglang_chunked_prefill(const ParsedFlags& f) {
+  SglangChunkedPrefill out;
+  if (!f.has("--chunked-prefill-size")) return out;
+  const std::int64_t c = plain_int(f.get("--chunked-prefill-size"), "--chunked-prefill-size");
+  if (c < -1) throw InputError::value("--chunked-prefill-size", f.get("--chunked-prefill-size"), "a positive integer, or -1 (or 0) to turn it off");
+  if (c > 0) out.size = static_cast<std::uint64_t>(c);
+  else out.off = true;
+  return out;
+}
+
+std::string unmodelled_reason(const FlagDef& f) {
+  return f.why.empty() ? "it takes GPU memory (or changes the model) in a way kvplan does not count" : f.why;
 }
 
 std::uint64_t vllm_int(const std::string& text, std::string_view flag) {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "kvplan/check.h"
+#include "kvplan/deploy.h"
 
 namespace kvplan::detail {
 
@@ -23,6 +23,7 @@ struct FlagDef {
   FlagEffect effect = FlagEffect::ignored;
   std::string env;                  // llama.cpp's LLAMA_ARG_* (or "")
   std::vector<std::string> negations;  // --no-x spellings (BooleanOptionalAction, llama.cpp's --no-*)
+  std::string why;                  // unmodelled: what memory it changes that kvplan does not count
 };
 
 struct EngineFlagTable {
@@ -49,8 +50,9 @@ EngineFlagTable sglang_flag_table();
 EngineFlagTable llamacpp_flag_table();
 EngineFlagTable trtllm_flag_table();
 
-// Builds a table from lines "NAMES | arity | effect [| env=NAME] [| neg=--no-x,...]" where NAMES is
-// space-separated, arity is 0, 1, 2, ? or +, effect is memory, ignored or unmodelled; # starts a comment.
+// Builds a table from lines "NAMES | arity | effect [| env=NAME] [| neg=--no-x ...] [| why=TEXT]" where
+// NAMES is space-separated, arity is 0, 1, 2, ? or +, effect is memory, ignored or unmodelled (why=
+// says what memory it changes that kvplan does not count); # starts a comment.
 EngineFlagTable make_flag_table(std::string engine, std::string provenance, std::string_view text);
 
 // Parsed flags: canonical name -> value ("true"/"false" for switches), the last one wins as in
@@ -59,6 +61,8 @@ struct ParsedFlags {
   std::map<std::string, std::string> values;
   std::vector<std::string> ignored;
   std::vector<std::string> unmodelled;   // flags taking GPU memory kvplan does not model
+  std::map<std::string, std::string> unmodelled_why;  // flag as given -> what it changes (from the table)
+  std::vector<std::string> abbreviations;  // "--given = --full" (argparse allow_abbrev)
   std::string positional;   // the model given positionally
   bool has(const std::string& k) const { return values.count(k) > 0; }
   const std::string& get(const std::string& k) const { return values.at(k); }
@@ -68,6 +72,19 @@ struct ParsedFlags {
 // resolves --config files. Errors name the engine, the flag and where to put kvplan's options.
 ParsedFlags parse_engine_flags(EngineKind e, const std::vector<std::string>& args,
                                const std::vector<std::pair<std::string, std::string>>& env, const std::string& base_dir);
+
+// What an unmodelled flag changes that kvplan does not count (the table's why=, or a general line).
+std::string unmodelled_reason(const FlagDef& f);
+
+// SGLang --chunked-prefill-size (argparse type=int), the one reading check and simulate share: the
+// scheduler's init_chunked_prefill (python/sglang/srt/managers/scheduler.py) turns chunked prefill
+// off for a value <= 0 (-1 as documented, 0 too); below -1 is refused. `size` is empty when the
+// flag is absent or turns it off (`off`).
+struct SglangChunkedPrefill {
+  std::optional<std::uint64_t> size;
+  bool off = false;
+};
+SglangChunkedPrefill sglang_chunked_prefill(const ParsedFlags& f);
 
 // Numbers as each engine's parser reads them.
 // vLLM's human_readable_int: 32k = 32,000 (decimal, lower case, decimals allowed), 32K = 32,768

@@ -38,8 +38,8 @@ EngineFlagTable llamacpp_flag_table() {
 --no-perf | 0 | ignored | env=LLAMA_ARG_NO_PERF
 -e --escape | 0 | ignored
 --no-escape | 0 | ignored
---rope-scaling | 1 | unmodelled | env=LLAMA_ARG_ROPE_SCALING_TYPE
---rope-scale | 1 | unmodelled | env=LLAMA_ARG_ROPE_SCALE
+--rope-scaling | 1 | unmodelled | env=LLAMA_ARG_ROPE_SCALING_TYPE | why=it changes the model's positions and may change its context length
+--rope-scale | 1 | unmodelled | env=LLAMA_ARG_ROPE_SCALE | why=it changes the model's positions and may change its context length
 --rope-freq-base | 1 | ignored | env=LLAMA_ARG_ROPE_FREQ_BASE
 --rope-freq-scale | 1 | ignored | env=LLAMA_ARG_ROPE_FREQ_SCALE
 --yarn-orig-ctx | 1 | ignored | env=LLAMA_ARG_YARN_ORIG_CTX
@@ -66,19 +66,19 @@ EngineFlagTable llamacpp_flag_table() {
 -ts --tensor-split | 1 | ignored | env=LLAMA_ARG_TENSOR_SPLIT
 -mg --main-gpu | 1 | ignored | env=LLAMA_ARG_MAIN_GPU
 --check-tensors | 0 | ignored
---override-kv | 1 | unmodelled
+--override-kv | 1 | unmodelled | why=it may change the model's metadata (layers, heads, context) kvplan read
 --no-op-offload | 0 | ignored
---lora | 1 | unmodelled
---lora-scaled | 2 | unmodelled
+--lora | 1 | unmodelled | why=LoRA adapter weights
+--lora-scaled | 2 | unmodelled | why=LoRA adapter weights
 --control-vector | 1 | ignored
 --control-vector-scaled | 2 | ignored
 --control-vector-layer-range | 2 | ignored
 -m --model | 1 | memory | env=LLAMA_ARG_MODEL
 -mu --model-url | 1 | ignored | env=LLAMA_ARG_MODEL_URL
 -hf -hfr --hf-repo | 1 | memory | env=LLAMA_ARG_HF_REPO
--hfd -hfrd --hf-repo-draft | 1 | unmodelled | env=LLAMA_ARG_HFD_REPO
+-hfd -hfrd --hf-repo-draft | 1 | unmodelled | env=LLAMA_ARG_HFD_REPO | why=a draft model (its weights and KV cache)
 -hff --hf-file | 1 | ignored | env=LLAMA_ARG_HF_FILE
--hfv -hfrv --hf-repo-v | 1 | unmodelled | env=LLAMA_ARG_HF_REPO_V
+-hfv -hfrv --hf-repo-v | 1 | unmodelled | env=LLAMA_ARG_HF_REPO_V | why=a vocoder model's weights
 -hffv --hf-file-v | 1 | ignored | env=LLAMA_ARG_HF_FILE_V
 -hft --hf-token | 1 | ignored
 --log-disable | 0 | ignored
@@ -89,8 +89,8 @@ EngineFlagTable llamacpp_flag_table() {
 -lv --verbosity --log-verbosity | 1 | ignored | env=LLAMA_LOG_VERBOSITY
 --log-prefix | 0 | ignored | env=LLAMA_LOG_PREFIX
 --log-timestamps | 0 | ignored | env=LLAMA_LOG_TIMESTAMPS
--ctkd --cache-type-k-draft | 1 | unmodelled | env=LLAMA_ARG_CACHE_TYPE_K_DRAFT
--ctvd --cache-type-v-draft | 1 | unmodelled | env=LLAMA_ARG_CACHE_TYPE_V_DRAFT
+-ctkd --cache-type-k-draft | 1 | unmodelled | env=LLAMA_ARG_CACHE_TYPE_K_DRAFT | why=the draft model's KV cache
+-ctvd --cache-type-v-draft | 1 | unmodelled | env=LLAMA_ARG_CACHE_TYPE_V_DRAFT | why=the draft model's KV cache
 # Sampling params
 --samplers | 1 | ignored
 -s --seed | 1 | ignored
@@ -134,8 +134,8 @@ EngineFlagTable llamacpp_flag_table() {
 --pooling | 1 | ignored | env=LLAMA_ARG_POOLING
 -cb --cont-batching | 0 | ignored | env=LLAMA_ARG_CONT_BATCHING
 -nocb --no-cont-batching | 0 | ignored | env=LLAMA_ARG_NO_CONT_BATCHING
---mmproj | 1 | unmodelled | env=LLAMA_ARG_MMPROJ
---mmproj-url | 1 | unmodelled | env=LLAMA_ARG_MMPROJ_URL
+--mmproj | 1 | unmodelled | env=LLAMA_ARG_MMPROJ | why=the multimodal projector's weights and compute buffers
+--mmproj-url | 1 | unmodelled | env=LLAMA_ARG_MMPROJ_URL | why=the multimodal projector's weights and compute buffers
 --no-mmproj | 0 | ignored | env=LLAMA_ARG_NO_MMPROJ
 --no-mmproj-offload | 0 | ignored | env=LLAMA_ARG_NO_MMPROJ_OFFLOAD
 --override-tensor-draft -otd | 1 | ignored
@@ -177,22 +177,22 @@ EngineFlagTable llamacpp_flag_table() {
 --draft-max --draft --draft-n | 1 | ignored | env=LLAMA_ARG_DRAFT_MAX
 --draft-min --draft-n-min | 1 | ignored | env=LLAMA_ARG_DRAFT_MIN
 --draft-p-min | 1 | ignored | env=LLAMA_ARG_DRAFT_P_MIN
--cd --ctx-size-draft | 1 | unmodelled | env=LLAMA_ARG_CTX_SIZE_DRAFT
+-cd --ctx-size-draft | 1 | unmodelled | env=LLAMA_ARG_CTX_SIZE_DRAFT | why=the draft model's KV cache
 -devd --device-draft | 1 | ignored
--ngld --gpu-layers-draft --n-gpu-layers-draft | 1 | unmodelled | env=LLAMA_ARG_N_GPU_LAYERS_DRAFT
--md --model-draft | 1 | unmodelled | env=LLAMA_ARG_MODEL_DRAFT
+-ngld --gpu-layers-draft --n-gpu-layers-draft | 1 | unmodelled | env=LLAMA_ARG_N_GPU_LAYERS_DRAFT | why=the draft model's weights on the GPU
+-md --model-draft | 1 | unmodelled | env=LLAMA_ARG_MODEL_DRAFT | why=a draft model (its weights and KV cache)
 --spec-replace | 2 | ignored
--mv --model-vocoder | 1 | unmodelled
+-mv --model-vocoder | 1 | unmodelled | why=a vocoder model's weights
 --tts-use-guide-tokens | 0 | ignored
---embd-bge-small-en-default | 0 | unmodelled
---embd-e5-small-en-default | 0 | unmodelled
---embd-gte-small-default | 0 | unmodelled
---fim-qwen-1.5b-default | 0 | unmodelled
---fim-qwen-3b-default | 0 | unmodelled
---fim-qwen-7b-default | 0 | unmodelled
---fim-qwen-7b-spec | 0 | unmodelled
---fim-qwen-14b-spec | 0 | unmodelled
---fim-qwen-30b-default | 0 | unmodelled
+--embd-bge-small-en-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--embd-e5-small-en-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--embd-gte-small-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--fim-qwen-1.5b-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--fim-qwen-3b-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--fim-qwen-7b-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--fim-qwen-7b-spec | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--fim-qwen-14b-spec | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
+--fim-qwen-30b-default | 0 | unmodelled | why=it downloads and loads a preset model (weights and KV cache) kvplan does not read
 )");
   t.underscores_to_dashes = true;
   t.equals_values = false;

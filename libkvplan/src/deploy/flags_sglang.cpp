@@ -21,7 +21,7 @@ EngineFlagTable sglang_flag_table() {
 --trust-remote-code | 0 | ignored
 --context-length | 1 | memory
 --is-embedding | 0 | ignored
---enable-multimodal | 0 | unmodelled
+--enable-multimodal | 0 | unmodelled | why=the multimodal encoder's weights and activations
 --revision | 1 | ignored
 --model-impl | 1 | ignored
 # HTTP server
@@ -52,7 +52,7 @@ EngineFlagTable sglang_flag_table() {
 --priority-scheduling-preemption-threshold | 1 | ignored
 --schedule-conservativeness | 1 | ignored
 --page-size | 1 | memory
---hybrid-kvcache-ratio | 1 | unmodelled
+--hybrid-kvcache-ratio | 1 | unmodelled | why=it splits the KV pool between full and sliding-window layers
 --swa-full-tokens-ratio | 1 | memory
 --disable-hybrid-swa-memory | 0 | memory
 # Runtime options
@@ -120,14 +120,14 @@ EngineFlagTable sglang_flag_table() {
 --nnodes | 1 | ignored
 --node-rank | 1 | ignored
 # Model override args
---json-model-override-args | 1 | unmodelled
+--json-model-override-args | 1 | unmodelled | why=it may change the model's config (layers, heads, context) kvplan read
 --preferred-sampling-params | 1 | ignored
 # LoRA
---enable-lora | 0 | unmodelled
---max-lora-rank | 1 | unmodelled
---lora-target-modules | + | unmodelled
---lora-paths | + | unmodelled
---max-loras-per-batch | 1 | unmodelled
+--enable-lora | 0 | unmodelled | why=LoRA adapters' weights and buffers
+--max-lora-rank | 1 | unmodelled | why=LoRA buffers are sized from it
+--lora-target-modules | + | unmodelled | why=LoRA buffers are sized from it
+--lora-paths | + | unmodelled | why=LoRA adapters loaded at start-up
+--max-loras-per-batch | 1 | unmodelled | why=LoRA buffers are sized from it
 --max-loaded-loras | 1 | ignored
 --lora-eviction-policy | 1 | ignored
 --lora-backend | 1 | ignored
@@ -141,14 +141,19 @@ EngineFlagTable sglang_flag_table() {
 --mm-attention-backend | 1 | ignored
 --nsa-prefill | 1 | ignored
 --nsa-decode | 1 | ignored
+# current ServerArgs (sgl-project/sglang docs/basic_usage/deepseek_v32.md, "Choices of Attention Kernels")
+--nsa-prefill-backend | 1 | ignored
+--nsa-decode-backend | 1 | ignored
+# older SGLang (its outlines grammar cache on disk; ServerArgs.disable_disk_cache, removed since)
+--disable-disk-cache | 0 | ignored
 --fp8-gemm-backend | 1 | ignored
 # Speculative decoding
---speculative-algorithm | 1 | unmodelled
---speculative-draft-model-path --speculative-draft-model | 1 | unmodelled
+--speculative-algorithm | 1 | unmodelled | why=speculative decoding loads a draft model or head (weights, its own KV pool, CUDA graphs) and draft-token buffers
+--speculative-draft-model-path --speculative-draft-model | 1 | unmodelled | why=the draft model's weights and KV pool
 --speculative-draft-model-revision | 1 | ignored
---speculative-num-steps | 1 | unmodelled
---speculative-eagle-topk | 1 | unmodelled
---speculative-num-draft-tokens | 1 | unmodelled
+--speculative-num-steps | 1 | unmodelled | why=the draft steps size the draft model's buffers and CUDA graphs
+--speculative-eagle-topk | 1 | unmodelled | why=the draft tree's width sizes the verification buffers
+--speculative-num-draft-tokens | 1 | unmodelled | why=the draft tokens verified per step size the verification buffers
 --speculative-accept-threshold-single | 1 | ignored
 --speculative-accept-threshold-acc | 1 | ignored
 --speculative-token-map | 1 | ignored
@@ -161,7 +166,7 @@ EngineFlagTable sglang_flag_table() {
 --speculative-ngram-max-bfs-breadth | 1 | ignored
 --speculative-ngram-match-type | 1 | ignored
 --speculative-ngram-branch-length | 1 | ignored
---speculative-ngram-capacity | 1 | unmodelled
+--speculative-ngram-capacity | 1 | unmodelled | why=the n-gram cache is sized from it
 # MoE
 --expert-parallel-size --ep-size --ep | 1 | ignored
 --moe-a2a-backend | 1 | ignored
@@ -169,7 +174,7 @@ EngineFlagTable sglang_flag_table() {
 --flashinfer-mxfp4-moe-precision | 1 | ignored
 --enable-flashinfer-allreduce-fusion | 0 | ignored
 --deepep-mode | 1 | ignored
---ep-num-redundant-experts | 1 | unmodelled
+--ep-num-redundant-experts | 1 | unmodelled | why=redundant experts add expert weights on each GPU
 --ep-dispatch-algorithm | 1 | ignored
 --init-expert-location | 1 | ignored
 --enable-eplb | 0 | ignored
@@ -200,7 +205,7 @@ EngineFlagTable sglang_flag_table() {
 --hicache-storage-prefetch-policy | 1 | ignored
 --hicache-storage-backend-extra-config | 1 | ignored
 --enable-lmcache | 0 | ignored
---enable-double-sparsity | 0 | unmodelled
+--enable-double-sparsity | 0 | unmodelled | why=double sparsity keeps a label cache beside the KV cache
 --ds-channel-config-path | 1 | ignored
 --ds-heavy-channel-num | 1 | ignored
 --ds-heavy-token-num | 1 | ignored

@@ -10,7 +10,7 @@
 // memory: modelled by kvplan check (the budget terms of kvplan/budget.h included: --quantization fp8
 // weights, --cpu-offload-gb, --enable-expert-parallel, --speculative-config drafts, LoRA slots;
 // --max-cpu-loras is read as host memory, no GPU bytes); ignored: does not change GPU memory;
-// unmodelled: takes GPU memory kvplan does not model (the verdict fails and says so).
+// unmodelled: may change GPU memory in a way kvplan does not model (why= says how): the verdict is UNCERTAIN and names it.
 #include "deploy/flags.h"
 
 namespace kvplan::detail {
@@ -52,7 +52,7 @@ EngineFlagTable vllm_flag_table() {
 --h11-max-header-count | 1 | ignored
 --enable-offline-docs | 0 | ignored | neg=--no-enable-offline-docs
 --enable-flash-late-interaction | 0 | ignored | neg=--no-enable-flash-late-interaction
---lora-modules | + | unmodelled
+--lora-modules | + | unmodelled | why=LoRA adapters loaded at start-up (their weights and the LoRA slots they need)
 --chat-template | 1 | ignored
 --chat-template-content-format | 1 | ignored
 --trust-request-chat-template | 0 | ignored | neg=--no-trust-request-chat-template
@@ -97,7 +97,7 @@ EngineFlagTable vllm_flag_table() {
 --allowed-media-domains | + | ignored
 --revision | 1 | ignored
 --code-revision | 1 | ignored
---rope-scaling | 1 | unmodelled
+--rope-scaling | 1 | unmodelled | why=it changes the model's positions and may change its context length
 --rope-theta | 1 | ignored
 --tokenizer-revision | 1 | ignored
 --max-model-len | 1 | memory
@@ -105,14 +105,14 @@ EngineFlagTable vllm_flag_table() {
 --enforce-eager | 0 | memory | neg=--no-enforce-eager
 --max-logprobs | 1 | ignored
 --logprobs-mode | 1 | ignored
---disable-sliding-window | 0 | unmodelled | neg=--no-disable-sliding-window
+--disable-sliding-window | 0 | unmodelled | neg=--no-disable-sliding-window | why=sliding-window layers then keep KV for the whole context (or the context is capped)
 --disable-cascade-attn | 0 | ignored | neg=--no-disable-cascade-attn
 --skip-tokenizer-init | 0 | ignored | neg=--no-skip-tokenizer-init
 --enable-prompt-embeds | 0 | ignored | neg=--no-enable-prompt-embeds
 --served-model-name | + | ignored
 --config-format | 1 | ignored
 --hf-token | ? | ignored
---hf-overrides | 1 | unmodelled
+--hf-overrides | 1 | unmodelled | why=it may change the model's config (layers, heads, context) kvplan read
 --pooler-config | 1 | ignored
 --override-pooler-config | 1 | ignored
 --logits-processor-pattern | 1 | ignored
@@ -133,6 +133,9 @@ EngineFlagTable vllm_flag_table() {
 --pt-load-map-location | 1 | ignored
 # StructuredOutputsConfig (and the deprecated guided-decoding flags, each typed: one value)
 --reasoning-parser | 1 | ignored
+# newer vLLM: StructuredOutputsConfig.reasoning_parser_plugin; ModelConfig/MultiModalConfig language_model_only
+--reasoning-parser-plugin | 1 | ignored
+--language-model-only | 0 | unmodelled | neg=--no-language-model-only | why=the multimodal encoder is not loaded, so the weights are less than the checkpoint kvplan counts (and the KV memory more)
 --guided-decoding-backend | 1 | ignored
 --guided-decoding-disable-fallback | 1 | ignored
 --guided-decoding-disable-any-whitespace | 1 | ignored
@@ -141,7 +144,7 @@ EngineFlagTable vllm_flag_table() {
 --distributed-executor-backend | 1 | ignored
 --pipeline-parallel-size -pp | 1 | memory
 --tensor-parallel-size -tp | 1 | memory
---decode-context-parallel-size -dcp | 1 | unmodelled
+--decode-context-parallel-size -dcp | 1 | unmodelled | why=the KV cache is split over the decode context-parallel ranks
 --data-parallel-size -dp | 1 | memory
 --data-parallel-rank -dpn | 1 | ignored
 --data-parallel-start-rank -dpr | 1 | ignored
@@ -156,10 +159,10 @@ EngineFlagTable vllm_flag_table() {
 --dbo-decode-token-threshold | 1 | ignored
 --dbo-prefill-token-threshold | 1 | ignored
 --disable-nccl-for-dp-synchronization | 0 | ignored | neg=--no-disable-nccl-for-dp-synchronization
---enable-eplb | 0 | unmodelled | neg=--no-enable-eplb
+--enable-eplb | 0 | unmodelled | neg=--no-enable-eplb | why=expert-parallel load balancing keeps redundant expert weights
 --eplb-config | 1 | ignored
 --expert-placement-strategy | 1 | ignored
---num-redundant-experts | 1 | unmodelled
+--num-redundant-experts | 1 | unmodelled | why=redundant experts add expert weights on each GPU
 --eplb-window-size | 1 | ignored
 --eplb-step-interval | 1 | ignored
 --eplb-log-balancedness | 0 | ignored | neg=--no-eplb-log-balancedness
@@ -183,12 +186,12 @@ EngineFlagTable vllm_flag_table() {
 --kv-sharing-fast-prefill | 0 | ignored | neg=--no-kv-sharing-fast-prefill
 --mamba-cache-dtype | 1 | memory
 --mamba-ssm-cache-dtype | 1 | memory
---mamba-block-size | 1 | unmodelled
+--mamba-block-size | 1 | unmodelled | why=the recurrent-state blocks are sized from it
 --mamba-cache-mode | 1 | memory
 # AttentionConfig (newer vLLM)
 --attention-backend | 1 | memory
 # MultiModalConfig
---limit-mm-per-prompt | 1 | unmodelled
+--limit-mm-per-prompt | 1 | unmodelled | why=vLLM profiles the multimodal encoder and sizes its encoder cache from the items allowed per prompt, before the KV cache is allocated
 --enable-mm-embeds | 0 | ignored | neg=--no-enable-mm-embeds
 --media-io-kwargs | 1 | ignored
 --mm-processor-kwargs | 1 | ignored
@@ -199,17 +202,17 @@ EngineFlagTable vllm_flag_table() {
 --mm-encoder-tp-mode | 1 | ignored
 --mm-encoder-attn-backend | 1 | ignored
 --interleave-mm-strings | 0 | ignored | neg=--no-interleave-mm-strings
---skip-mm-profiling | 0 | unmodelled | neg=--no-skip-mm-profiling
+--skip-mm-profiling | 0 | unmodelled | neg=--no-skip-mm-profiling | why=the multimodal encoder is not profiled, so its activation peak is not reserved before the KV cache
 --video-pruning-rate | 1 | ignored
 # LoRAConfig
 --enable-lora | 0 | memory | neg=--no-enable-lora
 --max-loras | 1 | memory
 --max-lora-rank | 1 | memory
---lora-extra-vocab-size | 1 | unmodelled
---lora-dtype | 1 | unmodelled
+--lora-extra-vocab-size | 1 | unmodelled | why=LoRA extra vocabulary rows add embedding weights
+--lora-dtype | 1 | unmodelled | why=the LoRA weights' dtype sets their size
 --max-cpu-loras | 1 | memory
---fully-sharded-loras | 0 | unmodelled | neg=--no-fully-sharded-loras
---default-mm-loras | 1 | unmodelled
+--fully-sharded-loras | 0 | unmodelled | neg=--no-fully-sharded-loras | why=it changes how the LoRA weights are split over GPUs
+--default-mm-loras | 1 | unmodelled | why=LoRA adapters loaded for multimodal inputs
 # ObservabilityConfig
 --show-hidden-metrics-for-version | 1 | ignored
 --otlp-traces-endpoint | 1 | ignored
@@ -235,7 +238,7 @@ EngineFlagTable vllm_flag_table() {
 --max-cudagraph-capture-size | 1 | ignored
 # VllmConfig
 --speculative-config | 1 | memory
---kv-transfer-config | 1 | unmodelled
+--kv-transfer-config | 1 | unmodelled | why=a KV connector (LMCache, NIXL, offloading) may allocate GPU buffers of its own
 --kv-events-config | 1 | ignored
 --compilation-config -O | 1 | ignored
 --additional-config | 1 | ignored
@@ -247,6 +250,9 @@ EngineFlagTable vllm_flag_table() {
   t.underscores_to_dashes = true;   // FlexibleArgumentParser: --max_model_len == --max-model-len
   t.dotted_keys = true;             // --compilation-config.mode 3
   t.positional_model = true;        // vllm serve MODEL (model_tag)
+  // FlexibleArgumentParser (vllm/utils/argparse_utils.py @00da11e3) passes no allow_abbrev, and the
+  // `serve` subparser inherits it: argparse's default, a unique prefix names its flag.
+  t.allow_abbrev = true;
   return t;
 }
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kvplan/check.h"
+#include "kvplan/deploy.h"
 
 namespace kvplan::detail {
 

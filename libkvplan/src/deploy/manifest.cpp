@@ -12,7 +12,7 @@
 #include "deploy/launch_internal.h"
 #include "deploy/k8s_container.h"
 #include "deploy/yaml.h"
-#include "kvplan/check.h"
+#include "kvplan/deploy.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
 #include "kvplan/units.h"

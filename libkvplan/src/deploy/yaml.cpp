@@ -6,7 +6,7 @@
 #include <optional>
 #include <sstream>
 
-#include "kvplan/check.h"
+#include "kvplan/deploy.h"
 #include "kvplan/error.h"
 
 #ifdef KVPLAN_HAVE_YAML

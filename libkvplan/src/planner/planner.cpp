@@ -11,7 +11,7 @@
 #include <numeric>
 #include <string>
 
-#include "kvplan/budget.h"
+#include "kvplan/budget_terms.h"
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/sizes.h"

@@ -71,13 +71,10 @@ SglangSimOptions sglang_sim_options(const Deployment& d) {
   const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::sglang, d.args, d.env, d.base_dir);
   SglangSimOptions out;
   std::vector<std::string> skip = {"--chunked-prefill-size"};
-  if (f.has("--chunked-prefill-size")) {
-    // argparse type=int; -1 turns chunked prefill off.
-    const std::int64_t c = detail::plain_int(f.get("--chunked-prefill-size"), "--chunked-prefill-size");
-    if (c < -1 || c == 0) throw InputError::value("--chunked-prefill-size", f.get("--chunked-prefill-size"), "a positive integer or -1");
-    if (c > 0) out.options.chunked_prefill_size = static_cast<std::uint64_t>(c);
-    else out.scheduler.chunked_prefill = false;
-  }
+  // The reading check uses (deploy/flags.h): -1 and 0 turn chunked prefill off.
+  const auto cp = detail::sglang_chunked_prefill(f);
+  if (cp.size) out.options.chunked_prefill_size = *cp.size;
+  if (cp.off) out.scheduler.chunked_prefill = false;
   const SglangOptions parsed = sglang_options_from_request(table_request(EngineKind::sglang, sglang_fields(), f, skip),
                                                           FieldNaming::cli_flag);
   const auto chunk = out.options.chunked_prefill_size;

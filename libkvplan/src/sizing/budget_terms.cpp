@@ -1,6 +1,6 @@
 // The two budget formulas the planner and the engine profiles share: the pipeline split and the
-// activation peak (kvplan/budget.h). One place each, so a plan and a check never disagree.
-#include "kvplan/budget.h"
+// activation peak (kvplan/budget_terms.h). One place each, so a plan and a check never disagree.
+#include "kvplan/budget_terms.h"
 
 #include <algorithm>
 
