@@ -33,7 +33,7 @@ std::optional<Deployment> recognise_ollama(const std::vector<std::string>& a, st
     return d;
   }
   std::string got = a[i];
-  if (!sub.empty()) got += " " + sub;
+  for (std::size_t k = i + 1; k < a.size() && k < i + 3; ++k) got += " " + a[k];
   throw InputError::value("launch command", got, "ollama serve or ollama run MODEL (other ollama commands load no model)");
 }
 
