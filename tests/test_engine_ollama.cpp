@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "deploy/ollama.h"
 #include "helpers.h"
 #include "kvplan/check.h"
 #include "kvplan/engines.h"
@@ -198,6 +199,18 @@ BOOST_AUTO_TEST_CASE(env_values_as_envconfig_reads_them) {
       parse_launch_command(split_command_line("OLLAMA_CONTEXT_LENGTH=8k OLLAMA_FLASH_ATTENTION=yes ollama serve")), co);
   BOOST_TEST(r.context == 4096u);
   BOOST_TEST(std::get<OllamaResult>(r.engine_result).flash_attention);
+}
+
+BOOST_AUTO_TEST_CASE(modelfile_parameters) {
+  const auto mf = detail::parse_modelfile("# a comment\nFROM llama3.2:3b\nPARAMETER num_ctx 8192\nPARAMETER temperature 0.7\n"
+                                          "SYSTEM \"\"\"\nYou are brief.\n\"\"\"\n", "Modelfile");
+  BOOST_TEST(mf.from == "llama3.2:3b");
+  BOOST_TEST(mf.parameters.at("num_ctx") == "8192");
+  BOOST_TEST(detail::find_ollama_parameter("num_ctx")->memory);
+  BOOST_TEST(!detail::find_ollama_parameter("temperature")->memory);
+  BOOST_CHECK_EXCEPTION(detail::parse_modelfile("FROM x\nPARAMETER num_ctxx 1\n", "Modelfile"), InputError,
+                        test::HasMessage({"line 2", "num_ctxx"}));
+  BOOST_CHECK_EXCEPTION(detail::parse_modelfile("PARAMETER num_ctx 1\n", "Modelfile"), InputError, test::HasMessage({"FROM"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
