@@ -74,8 +74,8 @@ static void register_engine(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", o->json, "print one JSON object");
   // The union of the engine tables: a flag read by several engines goes in "shared" (first), the
   // others in their engine's group; help, type and default come from the first table that has it.
-  constexpr std::array kinds{EngineKind::vllm, EngineKind::llamacpp, EngineKind::sglang, EngineKind::trtllm, EngineKind::ollama};
-  constexpr std::array groups{"vLLM", "llama.cpp", "SGLang", "TensorRT-LLM", "Ollama"};
+  constexpr std::array kinds{EngineKind::vllm, EngineKind::llamacpp, EngineKind::sglang, EngineKind::trtllm};
+  constexpr std::array groups{"vLLM", "llama.cpp", "SGLang", "TensorRT-LLM"};
   std::vector<EngineField> first;  // per flag, the entry its help comes from
   for (EngineKind k : kinds) {
     for (const EngineField& f : engine_fields(k)) {

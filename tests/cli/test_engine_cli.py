@@ -102,7 +102,7 @@ if j:
     check("trtllm blocks", j["blocks"] == 40 * GiB // 131072 // 32, j.get("blocks"))
 
 # Bad input: unknown engine, bad dtype, vLLM without any memory -> exit 2
-for args, frag in [(["engine", "olama", "meta-llama/Llama-3.1-8B"], "engine"),
+for args, frag in [(["engine", "ollama", "meta-llama/Llama-3.1-8B"], "engine"),
                    (["engine", "vllm", "meta-llama/Llama-3.1-8B", "--kv-cache-memory", "40GiB", "--kv-cache-dtype", "fp3"], "--kv-cache-dtype"),
                    (["engine", "vllm", "meta-llama/Llama-3.1-8B"], "--kv-cache-memory"),
                    (["engine", "vllm", "meta-llama/Llama-3.1-8B", "--kv-cache-memory", "lots"], "--kv-cache-memory")]:

@@ -160,27 +160,6 @@ constexpr std::array kTrtllm{
     F(temp_kv_bytes, "--temp-kv-memory", bytes, "bytes", "0", "the profiling KV cache added back"),
 };
 #undef F
-
-// Ollama (kvplan/engine_ollama.h): the scheduler's inputs, as OLLAMA_* and the API options name them.
-#define F(member, flags, type, unit, def, help) KVPLAN_ENGINE_FIELD(OllamaOptions, member, flags, type, unit, def, help)
-constexpr std::array kOllama{
-    F(num_ctx, "--num-ctx", tokens, "tokens", "4096", "num_ctx per request (OLLAMA_CONTEXT_LENGTH)"),
-    F(num_parallel, "--num-parallel", count, "sequences", "1", "OLLAMA_NUM_PARALLEL"),
-    F(num_batch, "--num-batch", count, "tokens", "512", "num_batch"),
-    F(num_gpu, "--num-gpu", count, "layers", "", "num_gpu layers (unset: as many as fit)"),
-    F(flash_attention, "--flash-attention", boolean, "", "false", "OLLAMA_FLASH_ATTENTION"),
-    F(gpu_flash_attention, "--no-gpu-flash-attention", boolean, "", "true", "the GPUs support flash attention (the flag: they do not)"),
-    F(kv_cache_type, "--kv-cache-type", text, "", "", "OLLAMA_KV_CACHE_TYPE: f16, q8_0, q4_0 (with flash attention)"),
-    F(gpu_overhead_bytes, "--gpu-overhead", bytes, "bytes", "0", "OLLAMA_GPU_OVERHEAD per GPU"),
-    F(metal, "--metal", boolean, "", "false", "Apple Metal (no partial-offload graph)"),
-    F(new_engine, "--new-engine", boolean, "", "false", "OLLAMA_NEW_ENGINE"),
-    F(gpu_free_bytes, "--gpu-free", count_list, "bytes", "", "free memory of each GPU in bytes (none: the CPU)"),
-    F(gpu_minimum_bytes, "--gpu-minimum", bytes, "bytes", "479199232", "the per-GPU minimum (CUDA/ROCm 457 MiB)"),
-    F(layer_bytes, "--layer-bytes", count_list, "bytes", "", "blk.i bytes: one value for every layer, or one per layer (unset: GGUF tensor infos)"),
-    F(output_bytes, "--output-bytes", bytes, "bytes", "", "output_norm + output bytes"),
-    F(vocab, "--vocab", count, "tokens", "", "tokenizer.ggml.tokens (unset: vocab_size)"),
-};
-#undef F
 #undef KVPLAN_ENGINE_FIELD
 
 template <class O>
@@ -223,7 +202,6 @@ std::span<const EngineOptionField<VllmOptions>> vllm_fields() { return kVllm; }
 std::span<const EngineOptionField<LlamaCppOptions>> llamacpp_fields() { return kLlamaCpp; }
 std::span<const EngineOptionField<SglangOptions>> sglang_fields() { return kSglang; }
 std::span<const EngineOptionField<TrtllmOptions>> trtllm_fields() { return kTrtllm; }
-std::span<const EngineOptionField<OllamaOptions>> ollama_fields() { return kOllama; }
 
 std::vector<EngineField> engine_fields(EngineKind e) {
   switch (e) {
@@ -231,7 +209,7 @@ std::vector<EngineField> engine_fields(EngineKind e) {
     case EngineKind::llamacpp: return plain(llamacpp_fields());
     case EngineKind::sglang: return plain(sglang_fields());
     case EngineKind::trtllm: return plain(trtllm_fields());
-    case EngineKind::ollama: return plain(ollama_fields());
+    case EngineKind::ollama: return {};  // read from OLLAMA_* and Modelfiles by kvplan check (deploy/flags_ollama.cpp)
   }
   return {};
 }
@@ -245,7 +223,6 @@ json request_json(const VllmOptions& o) { return echo(vllm_fields(), o); }
 json request_json(const LlamaCppOptions& o) { return echo(llamacpp_fields(), o); }
 json request_json(const SglangOptions& o) { return echo(sglang_fields(), o); }
 json request_json(const TrtllmOptions& o) { return echo(trtllm_fields(), o); }
-json request_json(const OllamaOptions& o) { return echo(ollama_fields(), o); }
 
 VllmOptions vllm_options_from_request(const json& request, FieldNaming naming) {
   return options_from_request(vllm_fields(), request, naming, "vllm");
@@ -260,10 +237,6 @@ SglangOptions sglang_options_from_request(const json& request, FieldNaming namin
 }
 TrtllmOptions trtllm_options_from_request(const json& request, FieldNaming naming) {
   return options_from_request(trtllm_fields(), request, naming, "trtllm");
-}
-
-OllamaOptions ollama_options_from_request(const json& request, FieldNaming naming) {
-  return options_from_request(ollama_fields(), request, naming, "ollama");
 }
 
 }  // namespace kvplan
