@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(recognises_engines_and_wrappers) {
   BOOST_TEST(p("bash -c 'export X=1; vllm serve m --port 8000'").engine == EngineKind::vllm);
   BOOST_CHECK_EXCEPTION(p("docker run lmsysorg/sglang:latest"), InputError, HasMessage({"lmsysorg/sglang:latest", "engine command"}));
   BOOST_CHECK_EXCEPTION(p("vllm serv m"), InputError, HasMessage({"vllm serve MODEL"}));
-  BOOST_CHECK_EXCEPTION(p("ollama run m"), InputError, HasMessage({"ollama run m"}));
+  BOOST_CHECK_EXCEPTION(p("ollama pull m"), InputError, HasMessage({"ollama pull m"}));
   BOOST_CHECK_EXCEPTION(p("python -m http.server"), InputError, HasMessage({"http.server"}));
   BOOST_CHECK_EXCEPTION(p("python -m vllm.entrypoints.cli.main"), InputError, HasMessage({"vllm.entrypoints.cli.main"}));
 }

@@ -50,7 +50,7 @@ struct CheckRequirement {
 };
 
 // The engine's own figures, as its profile computed them (formatted by report's to_json).
-using EngineResult = std::variant<std::monostate, VllmResult, SglangResult, LlamaCppResult, TrtllmResult>;
+using EngineResult = std::variant<std::monostate, VllmResult, SglangResult, LlamaCppResult, TrtllmResult, OllamaResult>;
 
 struct CheckResult {
   std::string source, name;

@@ -18,8 +18,8 @@
 
 namespace kvplan {
 
-enum class EngineKind { vllm, llamacpp, sglang, trtllm };
-// "vllm", "llama.cpp" (also "llamacpp", "llama-cpp"), "sglang", "trtllm" (also "tensorrt-llm").
+enum class EngineKind { vllm, llamacpp, sglang, trtllm, ollama };
+// "vllm", "llama.cpp" (also "llamacpp", "llama-cpp"), "sglang", "trtllm" (also "tensorrt-llm"), "ollama".
 EngineKind parse_engine(std::string_view name);
 std::string_view engine_name(EngineKind e);
 
@@ -281,3 +281,5 @@ std::string format_engine_text(const TrtllmResult& r);
 
 
 }  // namespace kvplan
+
+#include "kvplan/engine_ollama.h"  // the fifth engine (kvplan/engine_ollama.h)

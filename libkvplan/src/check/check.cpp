@@ -13,6 +13,7 @@
 #include <sstream>
 #include <variant>
 
+#include "check/evaluate_ollama.h"
 #include "deploy/flags.h"
 #include "deploy/yaml.h"
 #include "kvplan/budget.h"
@@ -307,6 +308,7 @@ std::uint64_t gpu_count(std::uint64_t tp, std::uint64_t pp, std::uint64_t dp) {
 }  // namespace
 
 CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
+  if (d.engine == EngineKind::ollama) return detail::check_ollama(d, o);  // check/evaluate_ollama.cpp
   CheckResult r;
   r.source = d.source;
   r.name = d.name;
@@ -472,6 +474,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   std::uint64_t weights_per_gpu = 0;
 
   switch (d.engine) {
+    case EngineKind::ollama: break;  // returned above
     case EngineKind::vllm: {
       // The command's flags as vLLM reads them (read_vllm_launch; kvplan simulate reads the same).
       const VllmLaunch launch = vllm_launch(f, m, acc);

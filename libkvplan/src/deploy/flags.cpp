@@ -74,12 +74,13 @@ EngineFlagTable make_flag_table(std::string engine, std::string provenance, std:
 }
 
 const EngineFlagTable& engine_flag_table(EngineKind e) {
-  static const EngineFlagTable tables[] = {vllm_flag_table(), llamacpp_flag_table(), sglang_flag_table(), trtllm_flag_table()};
+  static const EngineFlagTable tables[] = {vllm_flag_table(), llamacpp_flag_table(), sglang_flag_table(), trtllm_flag_table(), ollama_flag_table()};
   switch (e) {
     case EngineKind::vllm: return tables[0];
     case EngineKind::llamacpp: return tables[1];
     case EngineKind::sglang: return tables[2];
     case EngineKind::trtllm: return tables[3];
+    case EngineKind::ollama: return tables[4];
   }
   return tables[0];
 }

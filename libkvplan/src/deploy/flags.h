@@ -49,6 +49,7 @@ EngineFlagTable vllm_flag_table();
 EngineFlagTable sglang_flag_table();
 EngineFlagTable llamacpp_flag_table();
 EngineFlagTable trtllm_flag_table();
+EngineFlagTable ollama_flag_table();
 
 // Builds a table from lines "NAMES | arity | effect [| env=NAME] [| neg=--no-x ...] [| why=TEXT]" where
 // NAMES is space-separated, arity is 0, 1, 2, ? or +, effect is memory, ignored or unmodelled (why=

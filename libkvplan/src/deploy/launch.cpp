@@ -224,8 +224,8 @@ std::uint64_t count_devices(const std::string& list) {
 
 const char* const kEngineHint =
     "an engine command (vllm serve MODEL, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, "
-    "sglang serve, llama-server, trtllm-serve MODEL), optionally after NAME=value, env, uv run, uvx, pipx run, torchrun -m, "
-    "ray job submit --, docker run IMAGE or sh -c";
+    "sglang serve, llama-server, trtllm-serve MODEL, ollama serve, ollama run MODEL), optionally after NAME=value, env, uv run, "
+    "uvx, pipx run, torchrun -m, ray job submit --, docker run IMAGE or sh -c";
 
 std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std::string_view source, int depth);
 
@@ -296,6 +296,11 @@ std::optional<Deployment> recognise_container_run(const std::vector<std::string>
     if (!starts_with(tag, "server"))
       throw InputError::value(tool + " run " + image, tag, "a llama.cpp server image (ghcr.io/ggml-org/llama.cpp:server, :server-cuda, ...)");
     cmd = {"llama-server"};  // ENTRYPOINT of the :server* images
+    cmd.insert(cmd.end(), rest.begin(), rest.end());
+    d = recognise(cmd, source, depth + 1);
+  } else if (repo == "ollama/ollama" || (repo.size() >= 14 && repo.substr(repo.size() - 14) == "/ollama/ollama")) {
+    cmd = {"ollama"};  // ENTRYPOINT /bin/ollama, CMD serve
+    if (rest.empty()) cmd.push_back("serve");
     cmd.insert(cmd.end(), rest.begin(), rest.end());
     d = recognise(cmd, source, depth + 1);
   } else {
@@ -530,6 +535,7 @@ std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std
     return finish(EngineKind::sglang, i + 2);
   }
   if (exe == "llama-server") return finish(EngineKind::llamacpp, i + 1);
+  if (exe == "ollama") return detail::recognise_ollama(a, i, std::move(d));
   if (exe == "trtllm-serve") return finish(EngineKind::trtllm, i + 1 < a.size() && a[i + 1] == "serve" ? i + 2 : i + 1);
   return std::nullopt;
 }

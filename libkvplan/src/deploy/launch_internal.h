@@ -35,4 +35,8 @@ std::vector<Deployment> launch_script_deployments(std::string_view text, std::st
                                                   std::uint64_t first_line = 1,
                                                   const std::map<std::string, std::string>& vars = {});
 
+// `ollama serve` / `ollama run MODEL [PROMPT] [flags]` from argv[i] on (launch_ollama.cpp), with the
+// assignments and wrappers already read into `d`.
+std::optional<Deployment> recognise_ollama(const std::vector<std::string>& argv, std::size_t i, Deployment d);
+
 }  // namespace kvplan::detail

@@ -160,6 +160,7 @@ EngineBudget engine_budget(const ModelSpec& m, const BudgetInput& in) {
       b.terms.push_back({"CUDA context", 256 * MiB, 768 * MiB, "estimate", "ggml-cuda.cu device init (cuBLAS handles, pools)"});
       break;
     }
+    case EngineKind::ollama: break;  // Ollama's own estimate (engine_ollama.cpp), judged by check/evaluate_ollama.cpp
   }
   return b;
 }
@@ -201,6 +202,7 @@ std::string engine_label(EngineKind e) {
     case EngineKind::sglang: return "SGLang";
     case EngineKind::trtllm: return "TensorRT-LLM";
     case EngineKind::llamacpp: return "llama.cpp";
+    case EngineKind::ollama: return "Ollama";
   }
   return "the engine";
 }

@@ -209,6 +209,7 @@ std::vector<EngineField> engine_fields(EngineKind e) {
     case EngineKind::llamacpp: return plain(llamacpp_fields());
     case EngineKind::sglang: return plain(sglang_fields());
     case EngineKind::trtllm: return plain(trtllm_fields());
+    case EngineKind::ollama: return {};  // read from OLLAMA_* and Modelfiles by kvplan check (deploy/flags_ollama.cpp)
   }
   return {};
 }

@@ -15,7 +15,8 @@ EngineKind parse_engine(std::string_view name) {
   if (s == "llama.cpp" || s == "llamacpp" || s == "llama-cpp" || s == "llama-server") return EngineKind::llamacpp;
   if (s == "sglang") return EngineKind::sglang;
   if (s == "trtllm" || s == "tensorrt-llm" || s == "tensorrt_llm" || s == "trt-llm") return EngineKind::trtllm;
-  throw InputError::value("engine", name, "vllm, llama.cpp, sglang or trtllm");
+  if (s == "ollama") return EngineKind::ollama;
+  throw InputError::value("engine", name, "vllm, llama.cpp, sglang, trtllm or ollama");
 }
 
 std::string_view engine_name(EngineKind e) {
@@ -24,13 +25,14 @@ std::string_view engine_name(EngineKind e) {
     case EngineKind::llamacpp: return "llama.cpp";
     case EngineKind::sglang: return "sglang";
     case EngineKind::trtllm: return "trtllm";
+    case EngineKind::ollama: return "ollama";
   }
   return "";
 }
 
 std::optional<Dtype> checkpoint_kv_cache_dtype(const ModelSpec& m, EngineKind engine, std::vector<std::string>* notes) {
   const std::string& algo = m.kv_cache_quant_algo;
-  if (algo.empty() || engine == EngineKind::llamacpp) return std::nullopt;
+  if (algo.empty() || engine == EngineKind::llamacpp || engine == EngineKind::ollama) return std::nullopt;
   std::optional<Dtype> d;
   if (algo == "FP8") d = Dtype::fp8_e4m3;
   else if (algo == "NVFP4" && engine == EngineKind::trtllm) d = Dtype::nvfp4;

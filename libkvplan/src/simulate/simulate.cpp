@@ -52,6 +52,7 @@ SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOption
     case EngineKind::sglang: r = run_with<detail::SglangSimulator>(m, gpu, o, src, last_turn); break;
     case EngineKind::llamacpp: r = run_with<detail::LlamaServerSimulator>(m, gpu, o, src, last_turn); break;
     case EngineKind::trtllm: r = run_with<detail::TrtllmSimulator>(m, gpu, o, src, last_turn); break;
+    case EngineKind::ollama: throw InputError::value("--engine", "ollama", "vllm, sglang, llama.cpp or trtllm (Ollama is not simulated)");
   }
   r.model = m.name;
   r.gpu = gpu.name;
