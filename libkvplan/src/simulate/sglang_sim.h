@@ -51,8 +51,10 @@
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/simulate.h"
+#include "kvplan/units.h"
 #include "simulate/sim_run.h"
-#include "simulate/vllm_sim.h"
+#include "simulate/request_content.h"
+#include "simulate/source.h"
 
 namespace kvplan::detail {
 
@@ -720,7 +722,7 @@ class SglangSimulator {
   std::vector<std::uint32_t> free_ids_, running_;
   std::deque<std::uint32_t> waiting_;
   std::uint32_t chunked_req_ = kNoNode;
-  std::unordered_map<std::uint64_t, std::vector<Seg>> sessions_;
+  SessionHistory sessions_;
   std::vector<Seg> segs_;
   std::uint64_t uid_ = 0, preemptions_ = 0, prefix_query_ = 0, prefix_hit_ = 0;
 };

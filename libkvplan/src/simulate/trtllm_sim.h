@@ -27,10 +27,13 @@
 #include <deque>
 #include <vector>
 
+#include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/simulate.h"
+#include "kvplan/units.h"
 #include "simulate/sim_run.h"
-#include "simulate/vllm_sim.h"
+#include "simulate/request_content.h"
+#include "simulate/source.h"
 
 namespace kvplan::detail {
 
