@@ -763,9 +763,10 @@ BOOST_AUTO_TEST_CASE(vllm_test_handles_preemption) {
   BOOST_TEST(s.running_.empty());
   BOOST_TEST(s.waiting_.size() == 1u);
   BOOST_TEST(s.pool_->num_free() == 7u - 1u);
-  const std::uint64_t hits_before = s.prefix_hit_;
+  const std::uint64_t hits_before = s.preempted_hit_, new_hits = s.prefix_hit_;
   BOOST_TEST(step(s, out) == 0u);  // the preempted request resumes: 5 prompt + 2 output tokens
-  BOOST_TEST(s.prefix_hit_ - hits_before == 2u * 2u);
+  BOOST_TEST(s.preempted_hit_ - hits_before == 2u * 2u);  // PrefixCacheStats' preempted counters
+  BOOST_TEST(s.prefix_hit_ == new_hits);
   BOOST_TEST(scheduled_tokens(out, ids[1]) == 7u - 4u);
   BOOST_TEST(s.running_.size() == 1u);
   BOOST_TEST(s.waiting_.empty());
@@ -773,6 +774,57 @@ BOOST_AUTO_TEST_CASE(vllm_test_handles_preemption) {
   BOOST_TEST(scheduled_tokens(out, ids[1]) == 1u);
   BOOST_TEST(s.running_.empty());
   BOOST_TEST(s.pool_->num_free() == 7u - 1u);
+}
+
+// tests/v1/core/test_scheduler.py@619e4b31da7791a6ea4f6724fe45b54556b5a8fa
+// ::test_prefix_cache_stats_not_recorded_when_caching_disabled: prefix caching off, two requests
+// admitted: (queries, hits) == (0, 0). A whole run with a shared system prompt reports no lookups
+// either, where the same run with caching on reports them.
+BOOST_AUTO_TEST_CASE(vllm_test_prefix_cache_stats_not_recorded_when_caching_disabled) {
+  detail::Simulator s = vllm_test_scheduler(false);
+  vllm_test_requests(s, 2);
+  Scheduled out;
+  BOOST_TEST(step(s, out) == 0u);
+  BOOST_TEST(out.size() == 2u);
+  BOOST_TEST(s.prefix_query_ == 0u);
+  BOOST_TEST(s.prefix_hit_ == 0u);
+  BOOST_TEST(s.preempted_query_ == 0u);
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = llama_options(4096);
+  const WorkloadSpec w = parse_workload_spec("rate=5 requests=40 prompt=fixed:300 output=fixed:20 system_prompt=256 seed=1");
+  const SimResult on = kvplan::simulate(m, h100(), o, w);
+  BOOST_TEST(on.prefix_query_tokens == 40u * 556u);
+  BOOST_TEST(on.prefix_hit_tokens == 39u * 256u);  // all but the first hit the system prompt's 16 blocks
+  o.engine.enable_prefix_caching = false;
+  const SimResult off = kvplan::simulate(m, h100(), o, w);
+  BOOST_TEST(off.prefix_query_tokens == 0u);
+  BOOST_TEST(off.prefix_hit_tokens == 0u);
+  BOOST_TEST(off.prefix_preempted_query_tokens == 0u);
+  BOOST_TEST(off.prefix_hit_rate == 0.0);
+}
+
+// tests/v1/core/test_scheduler.py@619e4b31da7791a6ea4f6724fe45b54556b5a8fa
+// ::test_preemption_re_records_prefix_cache_query: one request admitted, (requests, preempted) =
+// (1, 0); preempted (_preempt_request) and scheduled again, its lookup is counted in the preempted
+// counters (vllm/v1/metrics/stats.py PrefixCacheStats.record) and the new-request counters stay.
+// Here the request sampled one token before the preemption (kvplan's step applies the output), so
+// the re-admission looks up 10 + 1 tokens; none hits (less than one 16-token block).
+BOOST_AUTO_TEST_CASE(vllm_test_preemption_re_records_prefix_cache_query) {
+  detail::Simulator s = vllm_test_scheduler(true);
+  const auto ids = vllm_test_requests(s, 1);
+  Scheduled out;
+  step(s, out);
+  BOOST_TEST(s.prefix_query_ == 10u);
+  BOOST_TEST(s.preempted_query_ == 0u);
+  s.running_.erase(std::find(s.running_.begin(), s.running_.end(), ids[0]));
+  s.preempt_request(ids[0]);
+  BOOST_TEST(s.reqs_[ids[0]].num_preemptions == 1u);
+  step(s, out);
+  BOOST_TEST((s.reqs_[ids[0]].state == detail::State::running));
+  BOOST_TEST(scheduled_tokens(out, ids[0]) == 11u);
+  BOOST_TEST(s.preempted_query_ == 11u);
+  BOOST_TEST(s.preempted_hit_ == 0u);
+  BOOST_TEST(s.prefix_query_ == 10u);
 }
 
 // Scheduler.schedule passes full_sequence_must_fit=scheduler_reserve_full_isl (default True) for
@@ -991,6 +1043,9 @@ std::pair<std::uint64_t, std::uint64_t> run_digest(const std::string& model, std
 }
 }  // namespace
 
+// The summary digests changed once, with issue 33's prefix-cache statistics (JSON prefix_cache
+// gains preempted_query_tokens / preempted_hit_tokens; caching off records no lookups; a preempted
+// request's re-admission is kept out of the hit rate); the per-step digests did not.
 BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
   const std::string shared = "rate=40 requests=1500 prompt=lognormal:400:1 output=lognormal:150:1 system_prompt=256 turns=3 think=2 seed=11";
   const std::string plain = "rate=30 requests=1500 prompt=lognormal:300:1 output=lognormal:200:1 seed=5";
@@ -1000,11 +1055,11 @@ BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
   BOOST_TEST_MESSAGE(std::hex << a.first << " " << a.second << " " << b.first << " " << b.second << " " << c.first << " "
                               << c.second);
   BOOST_TEST(a.first == 0x58ac3d5de6ee5d6ULL);
-  BOOST_TEST(a.second == 0x304a454706ef3836ULL);
+  BOOST_TEST(a.second == 0x4dbfbdf2ec30941eULL);
   BOOST_TEST(b.first == 0x98dcf1a912b1dc80ULL);
-  BOOST_TEST(b.second == 0x3ab956b4bba356bULL);
+  BOOST_TEST(b.second == 0x4b3fa0a1f73aa2a8ULL);
   BOOST_TEST(c.first == 0x70b25b129499061eULL);
-  BOOST_TEST(c.second == 0x944219615b0f6d99ULL);
+  BOOST_TEST(c.second == 0xe988db87938822edULL);
 }
 
 // One reading of a launch command (read_vllm_launch, the check layer's) gives simulate its engine

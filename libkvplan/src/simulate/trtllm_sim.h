@@ -66,6 +66,11 @@ class TrtllmSimulator {
     if (max_batch_ == 0) throw InputError::value("max_batch_size", "0", "a positive number of requests");
     max_tokens_ = o.trtllm_scheduler.max_num_tokens;
     if (max_tokens_ == 0) throw InputError::value("max_num_tokens", "0", "a positive number of tokens");
+    // MicroBatchScheduler::setCtxRequestsChunkSize<kEQUAL_PROGRESS> grows every context request's
+    // chunk by one unit in turn; only kFIRST_COME_FIRST_SERVED is simulated, so EQUAL_PROGRESS is refused.
+    if (o.trtllm_scheduler.context_chunking == TrtllmSchedulerOptions::ContextChunking::equal_progress)
+      throw InputError::value("scheduler_config.context_chunking_policy", "EQUAL_PROGRESS",
+                              "FIRST_COME_FIRST_SERVED (the context chunking policy kvplan simulates)");
   }
 
   static TrtllmResult checked_profile(const ModelSpec& m, const TrtllmOptions& e) {

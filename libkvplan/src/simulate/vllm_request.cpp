@@ -11,7 +11,7 @@ void Req::reset() {
   in = SimRequest{};
   uid = user = turn = 0;
   segs.clear();
-  computed = generated = 0;
+  computed = generated = num_preemptions = 0;
   first_scheduled = first_token = -1;
   state = State::waiting;
   for (auto& t : tables) t.clear();

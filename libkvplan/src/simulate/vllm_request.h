@@ -16,6 +16,7 @@ struct Req {
   std::uint64_t uid = 0, user = 0, turn = 0;
   std::vector<Seg> segs;
   std::uint64_t computed = 0, generated = 0;
+  std::uint64_t num_preemptions = 0;
   double first_scheduled = -1, first_token = -1;
   State state = State::waiting;
   std::vector<std::vector<std::uint32_t>> tables;   // per KV cache group (req_to_blocks)

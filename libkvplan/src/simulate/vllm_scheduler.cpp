@@ -225,13 +225,8 @@ void Scheduler::schedule(std::vector<std::pair<std::uint32_t, std::uint64_t>>& o
     while (!kv_cache_manager_.allocate_slots(q, n, nullptr, 0)) {
       const std::uint32_t victim = running_.back();
       running_.pop_back();
-      Req& v = reqs_[victim];
-      kv_cache_manager_.free(v);
-      v.computed = 0;
-      v.state = State::waiting;
-      waiting_.push_front(victim);
+      preempt_request(victim);
       ++preempted;
-      ++preemptions_;
       if (victim == id) {
         ok = false;
         break;
@@ -262,8 +257,7 @@ void Scheduler::schedule(std::vector<std::pair<std::uint32_t, std::uint64_t>>& o
       q.first_scheduled = 0;  // stamped with the step's start by stamp_queue
       queue_pending_.push_back(id);
     }
-    prefix_query_ += q.num_tokens();
-    prefix_hit_ += hit;
+    record_prefix_cache_stats(q, hit);
     out.emplace_back(id, n);
     budget -= n;
   }
@@ -298,11 +292,38 @@ void Scheduler::release(std::uint32_t id) {
 }
 
 void Scheduler::finish_stats(SimResult& r, double area, double area_run, double area_wait) {
-  finish_result(r, {ttft_, tpot_, e2e_, queue_, preemptions_, prefix_query_, prefix_hit_, area, area_run, area_wait});
+  finish_result(r, {ttft_, tpot_, e2e_, queue_, preemptions_, prefix_query_, prefix_hit_, area, area_run, area_wait,
+                    preempted_query_, preempted_hit_});
   for (std::size_t g = 0; g < r.groups.size(); ++g) r.groups[g].peak_blocks = group_peak_[g];
   if (r.rejected)
     r.notes.push_back(format_count(r.rejected) + " requests rejected: empty, or prompt + output tokens above max_model_len " +
                       format_count(M_) + " (vLLM's server refuses them)");
+}
+
+// _preempt_request: the blocks freed, num_computed_tokens 0, num_preemptions + 1, the front of
+// the waiting queue (the caller has taken it out of the running list).
+void Scheduler::preempt_request(std::uint32_t id) {
+  Req& v = reqs_[id];
+  kv_cache_manager_.free(v);
+  v.computed = 0;
+  v.state = State::waiting;
+  ++v.num_preemptions;
+  waiting_.push_front(id);
+  ++preemptions_;
+}
+
+// KVCacheManager.record_prefix_cache_stats with PrefixCacheStats.record (vllm/v1/core/kv_cache_manager.py,
+// vllm/v1/metrics/stats.py @ 003df2961dd8830c317a61f9745ccd557da9fa06): nothing when the lookup is
+// off (prefix caching disabled); a request preempted before is counted in the preempted counters.
+void Scheduler::record_prefix_cache_stats(const Req& q, std::uint64_t hit) {
+  if (!kv_cache_manager_.enable_caching()) return;
+  if (q.num_preemptions > 0) {
+    preempted_query_ += q.num_tokens();
+    preempted_hit_ += hit;
+  } else {
+    prefix_query_ += q.num_tokens();
+    prefix_hit_ += hit;
+  }
 }
 
 void Scheduler::stamp_queue(double clock) {

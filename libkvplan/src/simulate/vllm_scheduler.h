@@ -36,6 +36,9 @@ class Scheduler {
   void finish_stats(SimResult& r, double area, double area_run, double area_wait);
   // Queue time (arrival to first scheduled) is stamped with the step's start.
   void stamp_queue(double clock);
+  // A waiting request's lookup, counted once when it is admitted (vLLM's PrefixCacheStats).
+  void preempt_request(std::uint32_t id);
+  void record_prefix_cache_stats(const Req& q, std::uint64_t hit);
 
   std::uint64_t last_turn_ = 0;  // synthetic sessions: the last turn's number
 
@@ -52,7 +55,8 @@ class Scheduler {
   SessionHistory sessions_;
   std::vector<std::uint64_t> group_peak_;
   GroupBlocks hits_;  // scratch for schedule()
-  std::uint64_t uid_ = 0, preemptions_ = 0, prefix_query_ = 0, prefix_hit_ = 0;
+  // PrefixCacheStats: queries / hits of new requests, preempted_queries / preempted_hits of re-admitted ones.
+  std::uint64_t uid_ = 0, preemptions_ = 0, prefix_query_ = 0, prefix_hit_ = 0, preempted_query_ = 0, preempted_hit_ = 0;
   LogHistogram ttft_, tpot_, e2e_, queue_;
 };
 
