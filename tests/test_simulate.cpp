@@ -827,6 +827,69 @@ BOOST_AUTO_TEST_CASE(vllm_test_preemption_re_records_prefix_cache_query) {
   BOOST_TEST(s.prefix_query_ == 10u);
 }
 
+// --scheduling-policy priority (vllm/v1/core/sched/request_queue.py PriorityRequestQueue).
+// tests/v1/core/test_scheduler.py@619e4b31da7791a6ea4f6724fe45b54556b5a8fa
+// ::test_priority_scheduling_mixed_priority_and_arrival: priorities [2, 1, 1, 0], arrival times
+// [1, 3, 2, 4]: all four are scheduled, in the order 3, 2, 1, 0 (priority, then arrival).
+BOOST_AUTO_TEST_CASE(vllm_test_priority_scheduling_mixed_priority_and_arrival) {
+  detail::Simulator s = vllm_test_scheduler(false);
+  s.o_.scheduler.policy = SimSchedulerOptions::Policy::priority;
+  const std::int64_t priorities[] = {2, 1, 1, 0};
+  const double arrivals[] = {1, 3, 2, 4};
+  Ids ids;
+  for (int k = 0; k < 4; ++k) {
+    SimRequest r = prompt(10, 0, 0, 16);
+    r.priority = priorities[k];
+    r.arrival_s = arrivals[k];
+    ids.push_back(id_of(s, add(s, r)));
+  }
+  Scheduled out;
+  std::uint64_t preempted = 0;
+  s.schedule(out, preempted);
+  Ids order;
+  for (auto [id, n] : out) order.push_back(id);
+  BOOST_TEST(order == (Ids{ids[3], ids[2], ids[1], ids[0]}), boost::test_tools::per_element());
+}
+
+// tests/v1/core/test_scheduler.py::test_priority_scheduling_preemption (its docstring's block
+// math, vLLM main): block size 16, 6 blocks (5 usable), max_num_seqs 3, 200 batched tokens. lo1
+// (priority 5, 32 tokens) takes 2 blocks and decodes; hi1 (priority 0, 32 tokens) arrives and is
+// admitted beside lo1's third block: 5 blocks used. When hi1 needs its third block, the running
+// request with the largest (priority, arrival) -- lo1, already scheduled in this step -- is
+// preempted and gives its token back; hi1 keeps running. Under FCFS the last running request (hi1)
+// would be preempted instead. (reserve_full_isl off: the test's requests are admitted on their
+// first chunk.)
+BOOST_AUTO_TEST_CASE(vllm_test_priority_scheduling_preemption) {
+  for (bool by_priority : {true, false}) {
+    BOOST_TEST_CONTEXT("priority " << by_priority) {
+      detail::Simulator s = vllm_test_scheduler(false, 200, 3, 6, 16);
+      s.o_.scheduler.reserve_full_isl = false;
+      if (by_priority) s.o_.scheduler.policy = SimSchedulerOptions::Policy::priority;
+      SimRequest lo = prompt(32, 0, 0, 16), hi = prompt(32, 0, 0, 16);
+      lo.priority = 5;
+      lo.arrival_s = 1;
+      hi.priority = 0;
+      hi.arrival_s = 2;
+      const std::uint32_t lo1 = id_of(s, add(s, lo));
+      Scheduled out;
+      BOOST_TEST(step(s, out) == 0u);
+      BOOST_TEST(scheduled_tokens(out, lo1) == 32u);
+      const std::uint32_t hi1 = id_of(s, add(s, hi));
+      BOOST_TEST(step(s, out) == 0u);
+      BOOST_TEST(scheduled_tokens(out, lo1) == 1u);
+      BOOST_TEST(scheduled_tokens(out, hi1) == 32u);
+      BOOST_TEST(s.pool_->num_free() == 0u);
+      BOOST_TEST(step(s, out) == 1u);
+      const std::uint32_t kept = by_priority ? hi1 : lo1, gone = by_priority ? lo1 : hi1;
+      BOOST_TEST(out.size() == 1u);
+      BOOST_TEST(scheduled_tokens(out, kept) == 1u);
+      BOOST_TEST(s.running_ == (Ids{kept}), boost::test_tools::per_element());
+      BOOST_TEST(s.waiting_.size() == 1u);
+      BOOST_TEST(s.waiting_.front() == gone);
+    }
+  }
+}
+
 // Scheduler.schedule passes full_sequence_must_fit=scheduler_reserve_full_isl (default True) for
 // waiting requests only: with 6 blocks free and a 64-token budget, a 160-token prompt (10 blocks)
 // waits although its first 64-token chunk (4 blocks) would fit; with the flag off it is admitted

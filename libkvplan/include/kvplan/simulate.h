@@ -45,6 +45,7 @@ struct SimRequest {
   std::uint64_t session = 0;         // 0 = none
   std::uint64_t prefix_id = 0;       // 0 = none
   std::uint64_t prefix_tokens = 0;   // 0 with prefix_id = the whole prompt is the shared stream
+  std::int64_t priority = 0;         // vLLM --scheduling-policy priority: lower values first (the API field)
 };
 
 // Trace files. JSONL: one {"arrival_s", "prompt_tokens", "output_tokens", "session"?,
@@ -138,6 +139,10 @@ struct SimSchedulerOptions {
   // waiting request is admitted only when the blocks of its whole sequence fit, not just those of
   // its first chunk (sliding-window and chunked-local groups counted at their per-request cap).
   bool reserve_full_isl = true;
+  // --scheduling-policy (SchedulerConfig.policy): fcfs, or priority (vllm/v1/core/sched/request_queue.py
+  // PriorityRequestQueue: waiting requests by (priority, arrival time); under block pressure the running
+  // request with the largest (priority, arrival time) is preempted, not the last one).
+  enum class Policy { fcfs, priority } policy = Policy::fcfs;
 };
 
 struct SloTargets {

@@ -207,6 +207,7 @@ void Scheduler::admit(Source& src, SimResult& r, double& first_arrival, bool& st
 
 void Scheduler::schedule(std::vector<std::pair<std::uint32_t, std::uint64_t>>& out, std::uint64_t& preempted) {
   out.clear();
+  const bool priority = o_.scheduler.policy == SimSchedulerOptions::Policy::priority;
   std::uint64_t budget = o_.engine.max_num_batched_tokens;
   const std::uint64_t thr = o_.scheduler.long_prefill_token_threshold;
   std::size_t i = 0;
@@ -223,8 +224,23 @@ void Scheduler::schedule(std::vector<std::pair<std::uint32_t, std::uint64_t>>& o
     }
     bool ok = true;
     while (!kv_cache_manager_.allocate_slots(q, n, nullptr, 0)) {
-      const std::uint32_t victim = running_.back();
-      running_.pop_back();
+      std::uint32_t victim = running_.back();
+      if (priority) {
+        // max(self.running, key=(priority, arrival_time)); one already scheduled this step gives
+        // its tokens back (token_budget += num_scheduled_tokens.pop(...), req_index -= 1).
+        auto it = std::max_element(running_.begin(), running_.end(), [&](std::uint32_t a, std::uint32_t b) { return later(b, a); });
+        victim = *it;
+        const auto k = static_cast<std::size_t>(it - running_.begin());
+        running_.erase(it);
+        if (k < i) {
+          auto o = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == victim; });
+          budget += o->second;
+          out.erase(o);
+          --i;
+        }
+      } else {
+        running_.pop_back();
+      }
       preempt_request(victim);
       ++preempted;
       if (victim == id) {
@@ -241,7 +257,11 @@ void Scheduler::schedule(std::vector<std::pair<std::uint32_t, std::uint64_t>>& o
   GroupBlocks& hits = hits_;
   while (!waiting_.empty() && budget > 0) {
     if (running_.size() >= o_.scheduler.max_num_seqs) break;
-    const std::uint32_t id = waiting_.front();
+    // PriorityRequestQueue.peek_request: the smallest (priority, arrival time); FCFS: the front.
+    auto head = priority ? std::min_element(waiting_.begin(), waiting_.end(),
+                                            [&](std::uint32_t a, std::uint32_t b) { return later(b, a); })
+                         : waiting_.begin();
+    const std::uint32_t id = *head;
     Req& q = reqs_[id];
     const std::uint64_t hit = kv_cache_manager_.get_computed_blocks(q, hits);
     std::uint64_t n = q.num_tokens() - hit;
@@ -249,7 +269,7 @@ void Scheduler::schedule(std::vector<std::pair<std::uint32_t, std::uint64_t>>& o
     if (!o_.scheduler.chunked_prefill && n > budget) break;
     n = std::min(n, budget);
     if (!kv_cache_manager_.allocate_slots(q, n, &hits, hit, o_.scheduler.reserve_full_isl)) break;
-    waiting_.pop_front();
+    waiting_.erase(head);
     q.computed = hit;
     q.state = State::running;
     running_.push_back(id);
@@ -298,6 +318,15 @@ void Scheduler::finish_stats(SimResult& r, double area, double area_run, double 
   if (r.rejected)
     r.notes.push_back(format_count(r.rejected) + " requests rejected: empty, or prompt + output tokens above max_model_len " +
                       format_count(M_) + " (vLLM's server refuses them)");
+}
+
+// Request.__lt__ under the priority policy: (priority, arrival_time, request id); true when a
+// comes after b.
+bool Scheduler::later(std::uint32_t a, std::uint32_t b) const {
+  const Req &x = reqs_[a], &y = reqs_[b];
+  if (x.in.priority != y.in.priority) return x.in.priority > y.in.priority;
+  if (x.in.arrival_s != y.in.arrival_s) return x.in.arrival_s > y.in.arrival_s;
+  return x.uid > y.uid;
 }
 
 // _preempt_request: the blocks freed, num_computed_tokens 0, num_preemptions + 1, the front of

@@ -38,6 +38,7 @@ class Scheduler {
   void stamp_queue(double clock);
   // A waiting request's lookup, counted once when it is admitted (vLLM's PrefixCacheStats).
   void preempt_request(std::uint32_t id);
+  bool later(std::uint32_t a, std::uint32_t b) const;
   void record_prefix_cache_stats(const Req& q, std::uint64_t hit);
 
   std::uint64_t last_turn_ = 0;  // synthetic sessions: the last turn's number
