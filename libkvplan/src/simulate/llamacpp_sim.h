@@ -25,6 +25,9 @@
 //    across slots", merged 2025-10). Which idle slot goes first (least recently used here) and which
 //    active slot (the one holding the most cells here) are assumptions: the PR says "in no
 //    particular order".
+#include <algorithm>
+#include <cmath>
+#include <deque>
 #include <vector>
 
 #include "kvplan/checked.h"

@@ -42,6 +42,9 @@
 //    context_length tokens or more, or prompt + max_new_tokens >= context_length, is refused; a
 //    request longer than the whole pool is refused too (SGLang clips its max_new_tokens instead:
 //    a simplification, stated in the notes).
+#include <algorithm>
+#include <cmath>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <queue>

@@ -24,6 +24,7 @@
 //    requests share what generation leaves, first come first served, a chunk short of the rest of a
 //    prompt rounded down to a multiple of tokens_per_block (setCtxRequestsChunkSize, kFIRST_COME_FIRST_SERVED).
 // docs/simulate.md lists what is simplified.
+#include <algorithm>
 #include <deque>
 #include <vector>
 
