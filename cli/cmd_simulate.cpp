@@ -105,7 +105,7 @@ struct OtherEngineFlags {
     static const Extra extras[] = {
         {EngineKind::sglang, "--schedule-conservativeness", false, "new_token_ratio = min(0.7 x this, 1) (default 1.0)"},
         {EngineKind::sglang, "--max-prefill-tokens", false, "prefill tokens per batch (default 16384)"},
-        {EngineKind::sglang, "--schedule-policy", false, "simulated as fcfs"},
+        {EngineKind::sglang, "--schedule-policy", false, "fcfs (other policies are refused: not simulated)"},
         {EngineKind::sglang, "--enable-mixed-chunk", true, "not simulated (noted)"},
         {EngineKind::llamacpp, "--slot-prompt-similarity", false, "prompt similarity that picks a slot (default 0.1)"},
         {EngineKind::llamacpp, "--cache-reuse", false, "KV shift chunk reuse (noted)"},

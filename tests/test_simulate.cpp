@@ -763,9 +763,10 @@ BOOST_AUTO_TEST_CASE(vllm_test_handles_preemption) {
   BOOST_TEST(s.running_.empty());
   BOOST_TEST(s.waiting_.size() == 1u);
   BOOST_TEST(s.pool_->num_free() == 7u - 1u);
-  const std::uint64_t hits_before = s.prefix_hit_;
+  const std::uint64_t hits_before = s.preempted_hit_, new_hits = s.prefix_hit_;
   BOOST_TEST(step(s, out) == 0u);  // the preempted request resumes: 5 prompt + 2 output tokens
-  BOOST_TEST(s.prefix_hit_ - hits_before == 2u * 2u);
+  BOOST_TEST(s.preempted_hit_ - hits_before == 2u * 2u);  // PrefixCacheStats' preempted counters
+  BOOST_TEST(s.prefix_hit_ == new_hits);
   BOOST_TEST(scheduled_tokens(out, ids[1]) == 7u - 4u);
   BOOST_TEST(s.running_.size() == 1u);
   BOOST_TEST(s.waiting_.empty());
@@ -773,6 +774,120 @@ BOOST_AUTO_TEST_CASE(vllm_test_handles_preemption) {
   BOOST_TEST(scheduled_tokens(out, ids[1]) == 1u);
   BOOST_TEST(s.running_.empty());
   BOOST_TEST(s.pool_->num_free() == 7u - 1u);
+}
+
+// tests/v1/core/test_scheduler.py@619e4b31da7791a6ea4f6724fe45b54556b5a8fa
+// ::test_prefix_cache_stats_not_recorded_when_caching_disabled: prefix caching off, two requests
+// admitted: (queries, hits) == (0, 0). A whole run with a shared system prompt reports no lookups
+// either, where the same run with caching on reports them.
+BOOST_AUTO_TEST_CASE(vllm_test_prefix_cache_stats_not_recorded_when_caching_disabled) {
+  detail::Simulator s = vllm_test_scheduler(false);
+  vllm_test_requests(s, 2);
+  Scheduled out;
+  BOOST_TEST(step(s, out) == 0u);
+  BOOST_TEST(out.size() == 2u);
+  BOOST_TEST(s.prefix_query_ == 0u);
+  BOOST_TEST(s.prefix_hit_ == 0u);
+  BOOST_TEST(s.preempted_query_ == 0u);
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = llama_options(4096);
+  const WorkloadSpec w = parse_workload_spec("rate=5 requests=40 prompt=fixed:300 output=fixed:20 system_prompt=256 seed=1");
+  const SimResult on = kvplan::simulate(m, h100(), o, w);
+  BOOST_TEST(on.prefix_query_tokens == 40u * 556u);
+  BOOST_TEST(on.prefix_hit_tokens == 39u * 256u);  // all but the first hit the system prompt's 16 blocks
+  o.engine.enable_prefix_caching = false;
+  const SimResult off = kvplan::simulate(m, h100(), o, w);
+  BOOST_TEST(off.prefix_query_tokens == 0u);
+  BOOST_TEST(off.prefix_hit_tokens == 0u);
+  BOOST_TEST(off.prefix_preempted_query_tokens == 0u);
+  BOOST_TEST(off.prefix_hit_rate == 0.0);
+}
+
+// tests/v1/core/test_scheduler.py@619e4b31da7791a6ea4f6724fe45b54556b5a8fa
+// ::test_preemption_re_records_prefix_cache_query: one request admitted, (requests, preempted) =
+// (1, 0); preempted (_preempt_request) and scheduled again, its lookup is counted in the preempted
+// counters (vllm/v1/metrics/stats.py PrefixCacheStats.record) and the new-request counters stay.
+// Here the request sampled one token before the preemption (kvplan's step applies the output), so
+// the re-admission looks up 10 + 1 tokens; none hits (less than one 16-token block).
+BOOST_AUTO_TEST_CASE(vllm_test_preemption_re_records_prefix_cache_query) {
+  detail::Simulator s = vllm_test_scheduler(true);
+  const auto ids = vllm_test_requests(s, 1);
+  Scheduled out;
+  step(s, out);
+  BOOST_TEST(s.prefix_query_ == 10u);
+  BOOST_TEST(s.preempted_query_ == 0u);
+  s.running_.erase(std::find(s.running_.begin(), s.running_.end(), ids[0]));
+  s.preempt_request(ids[0]);
+  BOOST_TEST(s.reqs_[ids[0]].num_preemptions == 1u);
+  step(s, out);
+  BOOST_TEST((s.reqs_[ids[0]].state == detail::State::running));
+  BOOST_TEST(scheduled_tokens(out, ids[0]) == 11u);
+  BOOST_TEST(s.preempted_query_ == 11u);
+  BOOST_TEST(s.preempted_hit_ == 0u);
+  BOOST_TEST(s.prefix_query_ == 10u);
+}
+
+// --scheduling-policy priority (vllm/v1/core/sched/request_queue.py PriorityRequestQueue).
+// tests/v1/core/test_scheduler.py@619e4b31da7791a6ea4f6724fe45b54556b5a8fa
+// ::test_priority_scheduling_mixed_priority_and_arrival: priorities [2, 1, 1, 0], arrival times
+// [1, 3, 2, 4]: all four are scheduled, in the order 3, 2, 1, 0 (priority, then arrival).
+BOOST_AUTO_TEST_CASE(vllm_test_priority_scheduling_mixed_priority_and_arrival) {
+  detail::Simulator s = vllm_test_scheduler(false);
+  s.o_.scheduler.policy = SimSchedulerOptions::Policy::priority;
+  const std::int64_t priorities[] = {2, 1, 1, 0};
+  const double arrivals[] = {1, 3, 2, 4};
+  Ids ids;
+  for (int k = 0; k < 4; ++k) {
+    SimRequest r = prompt(10, 0, 0, 16);
+    r.priority = priorities[k];
+    r.arrival_s = arrivals[k];
+    ids.push_back(id_of(s, add(s, r)));
+  }
+  Scheduled out;
+  std::uint64_t preempted = 0;
+  s.schedule(out, preempted);
+  Ids order;
+  for (auto [id, n] : out) order.push_back(id);
+  BOOST_TEST(order == (Ids{ids[3], ids[2], ids[1], ids[0]}), boost::test_tools::per_element());
+}
+
+// tests/v1/core/test_scheduler.py::test_priority_scheduling_preemption (its docstring's block
+// math, vLLM main): block size 16, 6 blocks (5 usable), max_num_seqs 3, 200 batched tokens. lo1
+// (priority 5, 32 tokens) takes 2 blocks and decodes; hi1 (priority 0, 32 tokens) arrives and is
+// admitted beside lo1's third block: 5 blocks used. When hi1 needs its third block, the running
+// request with the largest (priority, arrival) -- lo1, already scheduled in this step -- is
+// preempted and gives its token back; hi1 keeps running. Under FCFS the last running request (hi1)
+// would be preempted instead. (reserve_full_isl off: the test's requests are admitted on their
+// first chunk.)
+BOOST_AUTO_TEST_CASE(vllm_test_priority_scheduling_preemption) {
+  for (bool by_priority : {true, false}) {
+    BOOST_TEST_CONTEXT("priority " << by_priority) {
+      detail::Simulator s = vllm_test_scheduler(false, 200, 3, 6, 16);
+      s.o_.scheduler.reserve_full_isl = false;
+      if (by_priority) s.o_.scheduler.policy = SimSchedulerOptions::Policy::priority;
+      SimRequest lo = prompt(32, 0, 0, 16), hi = prompt(32, 0, 0, 16);
+      lo.priority = 5;
+      lo.arrival_s = 1;
+      hi.priority = 0;
+      hi.arrival_s = 2;
+      const std::uint32_t lo1 = id_of(s, add(s, lo));
+      Scheduled out;
+      BOOST_TEST(step(s, out) == 0u);
+      BOOST_TEST(scheduled_tokens(out, lo1) == 32u);
+      const std::uint32_t hi1 = id_of(s, add(s, hi));
+      BOOST_TEST(step(s, out) == 0u);
+      BOOST_TEST(scheduled_tokens(out, lo1) == 1u);
+      BOOST_TEST(scheduled_tokens(out, hi1) == 32u);
+      BOOST_TEST(s.pool_->num_free() == 0u);
+      BOOST_TEST(step(s, out) == 1u);
+      const std::uint32_t kept = by_priority ? hi1 : lo1, gone = by_priority ? lo1 : hi1;
+      BOOST_TEST(out.size() == 1u);
+      BOOST_TEST(scheduled_tokens(out, kept) == 1u);
+      BOOST_TEST(s.running_ == (Ids{kept}), boost::test_tools::per_element());
+      BOOST_TEST(s.waiting_.size() == 1u);
+      BOOST_TEST(s.waiting_.front() == gone);
+    }
+  }
 }
 
 // Scheduler.schedule passes full_sequence_must_fit=scheduler_reserve_full_isl (default True) for
@@ -991,6 +1106,9 @@ std::pair<std::uint64_t, std::uint64_t> run_digest(const std::string& model, std
 }
 }  // namespace
 
+// The summary digests changed once, with issue 33's prefix-cache statistics (JSON prefix_cache
+// gains preempted_query_tokens / preempted_hit_tokens; caching off records no lookups; a preempted
+// request's re-admission is kept out of the hit rate); the per-step digests did not.
 BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
   const std::string shared = "rate=40 requests=1500 prompt=lognormal:400:1 output=lognormal:150:1 system_prompt=256 turns=3 think=2 seed=11";
   const std::string plain = "rate=30 requests=1500 prompt=lognormal:300:1 output=lognormal:200:1 seed=5";
@@ -1000,11 +1118,11 @@ BOOST_AUTO_TEST_CASE(pinned_seeded_runs) {
   BOOST_TEST_MESSAGE(std::hex << a.first << " " << a.second << " " << b.first << " " << b.second << " " << c.first << " "
                               << c.second);
   BOOST_TEST(a.first == 0x58ac3d5de6ee5d6ULL);
-  BOOST_TEST(a.second == 0x304a454706ef3836ULL);
+  BOOST_TEST(a.second == 0x4dbfbdf2ec30941eULL);
   BOOST_TEST(b.first == 0x98dcf1a912b1dc80ULL);
-  BOOST_TEST(b.second == 0x3ab956b4bba356bULL);
+  BOOST_TEST(b.second == 0x4b3fa0a1f73aa2a8ULL);
   BOOST_TEST(c.first == 0x70b25b129499061eULL);
-  BOOST_TEST(c.second == 0x944219615b0f6d99ULL);
+  BOOST_TEST(c.second == 0xe988db87938822edULL);
 }
 
 // One reading of a launch command (read_vllm_launch, the check layer's) gives simulate its engine

@@ -5,6 +5,7 @@
 
 #include "helpers.h"
 #include "simulate_helpers.h"
+#include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/simulate.h"
 #include "simulate/llamacpp_sim.h"
@@ -392,6 +393,23 @@ BOOST_AUTO_TEST_CASE(littles_law_for_sglang_and_llamacpp) {
       BOOST_TEST(r.peak_blocks <= r.num_blocks);
     }
   }
+}
+
+// sgl-project/sglang test/srt/test_schedule_policy.py@f461c0397ebdc354882e680caad34208481e1822
+// (TestSchedulePolicy.test_init_with_cache_aware_policy): --schedule-policy lpm is SGLang's
+// cache-aware LPM policy (the waiting queue sorted by longest prefix match), which kvplan does not
+// simulate: the run is refused naming the flag, where it used to run as FCFS with a note. The launch
+// command's value reaches the options; fcfs still runs.
+BOOST_AUTO_TEST_CASE(sglang_schedule_policy_lpm_is_refused) {
+  const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
+  SimOptions o = E::sglang_options(4096);
+  const std::vector<SimRequest> reqs{kvplan::test::sim_request(100, 10)};
+  BOOST_TEST(kvplan::simulate(m, kvplan::test::h100(), o, reqs).finished == 1u);
+  o.sglang_scheduler.schedule_policy = "lpm";
+  BOOST_CHECK_EXCEPTION(kvplan::simulate(m, kvplan::test::h100(), o, reqs), InputError, HasMessage({"--schedule-policy", "lpm"}));
+  const SglangSimOptions from_launch = sglang_sim_options(parse_launch_command(split_command_line(
+      "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --schedule-policy lpm")));
+  BOOST_TEST(from_launch.scheduler.schedule_policy == "lpm");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -249,4 +249,18 @@ BOOST_AUTO_TEST_CASE(trtllm_littles_law) {
   }
 }
 
+// NVIDIA/TensorRT-LLM cpp/tests/unit_tests/batch_manager/microBatchSchedulerTest.cpp
+// @02a10fed0dbf5db74c7da035be9c5fbef6d2df7a runs its context-chunking cases under both
+// ContextChunkingPolicy values; kvplan simulates kFIRST_COME_FIRST_SERVED only, so
+// scheduler_config.context_chunking_policy: EQUAL_PROGRESS is refused naming the setting (it used to
+// run as first come first served), and FIRST_COME_FIRST_SERVED runs.
+BOOST_AUTO_TEST_CASE(trtllm_equal_progress_is_refused) {
+  SimOptions o = T::trt_options(10, 4, Policy::guaranteed_no_evict);
+  o.trtllm_scheduler.enable_chunked_context = true;
+  const TrtllmResult p = T::pool(200, 10, 90);
+  BOOST_TEST(T::run(p, o, {T::sim_request(20, 5)}).r.finished == 1u);
+  o.trtllm_scheduler.context_chunking = TrtllmSchedulerOptions::ContextChunking::equal_progress;
+  BOOST_CHECK_EXCEPTION(T::run(p, o, {T::sim_request(20, 5)}), InputError, HasMessage({"context_chunking_policy", "EQUAL_PROGRESS"}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -45,6 +45,7 @@ struct SimRequest {
   std::uint64_t session = 0;         // 0 = none
   std::uint64_t prefix_id = 0;       // 0 = none
   std::uint64_t prefix_tokens = 0;   // 0 with prefix_id = the whole prompt is the shared stream
+  std::int64_t priority = 0;         // vLLM --scheduling-policy priority: lower values first (the API field)
 };
 
 // Trace files. JSONL: one {"arrival_s", "prompt_tokens", "output_tokens", "session"?,
@@ -138,6 +139,10 @@ struct SimSchedulerOptions {
   // waiting request is admitted only when the blocks of its whole sequence fit, not just those of
   // its first chunk (sliding-window and chunked-local groups counted at their per-request cap).
   bool reserve_full_isl = true;
+  // --scheduling-policy (SchedulerConfig.policy): fcfs, or priority (vllm/v1/core/sched/request_queue.py
+  // PriorityRequestQueue: waiting requests by (priority, arrival time); under block pressure the running
+  // request with the largest (priority, arrival time) is preempted, not the last one).
+  enum class Policy { fcfs, priority } policy = Policy::fcfs;
 };
 
 struct SloTargets {
@@ -164,6 +169,9 @@ struct SglangSchedulerOptions {
   double schedule_conservativeness = 1.0;    // --schedule-conservativeness (new_token_ratio = min(0.7 x it, 1))
   std::uint64_t max_prefill_tokens = 16384;  // --max-prefill-tokens (PrefillAdder's rem_input_tokens)
   bool chunked_prefill = true;               // false: --chunked-prefill-size -1
+  // --schedule-policy: only fcfs is simulated; any other (lpm, dfs-weight, lof, random, ...) is an error
+  // naming it (SGLang's lpm reorders the waiting queue by prefix match, which the simulator does not).
+  std::string schedule_policy = "fcfs";
 };
 
 // llama-server's settings that libllama's profile does not hold (common/arg.cpp, common/common.h).
@@ -198,6 +206,10 @@ struct TrtllmSchedulerOptions {
   TrtllmCapacityPolicy policy = TrtllmCapacityPolicy::guaranteed_no_evict;
   std::uint64_t max_num_tokens = 8192;   // tokens per step (MicroBatchScheduler)
   bool enable_chunked_context = false;   // enable_chunked_prefill
+  // scheduler_config.context_chunking_policy (ContextChunkingPolicy): FIRST_COME_FIRST_SERVED is simulated;
+  // EQUAL_PROGRESS is an error naming it.
+  enum class ContextChunking { first_come_first_served, equal_progress } context_chunking =
+      ContextChunking::first_come_first_served;
 };
 // TensorRT-LLM settings from a `trtllm-serve ...` command (its flags and --extra_llm_api_options).
 struct TrtllmSimOptions {
@@ -281,7 +293,11 @@ struct SimResult {
   std::uint64_t peak_blocks = 0, peak_running = 0, peak_waiting = 0;
   std::uint64_t preemptions = 0;
   std::uint64_t prompt_tokens = 0, output_tokens = 0, computed_prompt_tokens = 0;
+  // Prefix-cache lookups as the engine counts them. vLLM (PrefixCacheStats, vllm/v1/metrics/stats.py):
+  // none with prefix caching off; a preempted request's re-admission lookups in the separate
+  // preempted counters, left out of the logged hit rate (hit_tokens / query_tokens).
   std::uint64_t prefix_query_tokens = 0, prefix_hit_tokens = 0;
+  std::uint64_t prefix_preempted_query_tokens = 0, prefix_preempted_hit_tokens = 0;
   double prefix_hit_rate = 0;
   Percentiles ttft_s, tpot_s, e2e_s, queue_s;
   double throughput_requests_per_s = 0, throughput_output_tokens_per_s = 0, throughput_total_tokens_per_s = 0;

@@ -89,8 +89,7 @@ SglangSimOptions sglang_sim_options(const Deployment& d) {
     out.scheduler.max_prefill_tokens = detail::plain_uint(f.get("--max-prefill-tokens"), "--max-prefill-tokens");
     if (out.scheduler.max_prefill_tokens == 0) throw InputError::value("--max-prefill-tokens", "0", "a positive integer");
   }
-  if (f.has("--schedule-policy") && f.get("--schedule-policy") != "fcfs")
-    out.notes.push_back("--schedule-policy " + f.get("--schedule-policy") + " is simulated as fcfs");
+  if (f.has("--schedule-policy")) out.scheduler.schedule_policy = f.get("--schedule-policy");  // refused unless fcfs
   if (f.has("--enable-mixed-chunk") && detail::flag_truthy(f.get("--enable-mixed-chunk"), "--enable-mixed-chunk"))
     out.notes.push_back("--enable-mixed-chunk is not simulated: prefill and decode run as separate batches");
   return out;
@@ -163,6 +162,13 @@ TrtllmSimOptions trtllm_sim_options(const Deployment& d) {
   if (!has_kv || !y["kv_cache_config"].contains("enable_block_reuse") ||
       bool_of(y["kv_cache_config"]["enable_block_reuse"], "/kv_cache_config/enable_block_reuse"))
     out.notes.push_back("kv_cache_config.enable_block_reuse (on by default) is not simulated: no prefix hits are counted");
+  if (y.contains("scheduler_config") && y["scheduler_config"].is_object() && y["scheduler_config"].contains("context_chunking_policy")) {
+    const nlohmann::json& v = y["scheduler_config"]["context_chunking_policy"];
+    const std::string ptr = "/scheduler_config/context_chunking_policy";
+    if (v == "FIRST_COME_FIRST_SERVED") out.scheduler.context_chunking = TrtllmSchedulerOptions::ContextChunking::first_come_first_served;
+    else if (v == "EQUAL_PROGRESS") out.scheduler.context_chunking = TrtllmSchedulerOptions::ContextChunking::equal_progress;
+    else throw ConfigError::field(path, ptr, "FIRST_COME_FIRST_SERVED or EQUAL_PROGRESS", detail::describe_json(v), "");
+  }
   if (y.contains("scheduler_config") && y["scheduler_config"].is_object() && y["scheduler_config"].contains("capacity_scheduler_policy")) {
     const nlohmann::json& v = y["scheduler_config"]["capacity_scheduler_policy"];
     const std::string ptr = "/scheduler_config/capacity_scheduler_policy";

@@ -25,12 +25,18 @@
 //    across slots", merged 2025-10). Which idle slot goes first (least recently used here) and which
 //    active slot (the one holding the most cells here) are assumptions: the PR says "in no
 //    particular order".
+#include <algorithm>
+#include <cmath>
+#include <deque>
 #include <vector>
 
+#include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/simulate.h"
+#include "kvplan/units.h"
 #include "simulate/sim_run.h"
-#include "simulate/vllm_sim.h"
+#include "simulate/request_content.h"
+#include "simulate/source.h"
 
 namespace kvplan::detail {
 
@@ -314,7 +320,7 @@ class LlamaServerSimulator {
   std::vector<LlamaReq> reqs_;
   std::vector<std::uint32_t> free_ids_;
   std::deque<std::uint32_t> queue_;
-  std::unordered_map<std::uint64_t, std::vector<Seg>> sessions_;
+  SessionHistory sessions_;
   std::vector<Seg> segs_;
   std::uint64_t uid_ = 0, tick_ = 0, prefix_query_ = 0, prefix_hit_ = 0, truncated_ = 0, failed_ = 0;
 };

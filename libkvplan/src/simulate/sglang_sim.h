@@ -42,6 +42,9 @@
 //    context_length tokens or more, or prompt + max_new_tokens >= context_length, is refused; a
 //    request longer than the whole pool is refused too (SGLang clips its max_new_tokens instead:
 //    a simplification, stated in the notes).
+#include <algorithm>
+#include <cmath>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <queue>
@@ -51,8 +54,10 @@
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/simulate.h"
+#include "kvplan/units.h"
 #include "simulate/sim_run.h"
-#include "simulate/vllm_sim.h"
+#include "simulate/request_content.h"
+#include "simulate/source.h"
 
 namespace kvplan::detail {
 
@@ -304,6 +309,13 @@ class SglangSimulator {
     if (o.sglang_scheduler.max_prefill_tokens == 0) throw InputError::value("--max-prefill-tokens", "0", "a positive integer");
     if (prof_.max_running_requests == 0) throw InputError::value("--max-running-requests", "0", "a positive integer");
     chunk_ = o.sglang_scheduler.chunked_prefill ? prof_.chunked_prefill_size : 0;
+    // SchedulePolicy.calc_priority (managers/schedule_policy.py): lpm sorts the waiting queue by
+    // longest prefix match (FCFS above 128 waiting), dfs-weight walks the radix tree, lof and random
+    // reorder too; none of them is simulated, so they are refused rather than run as FCFS.
+    if (o.sglang_scheduler.schedule_policy != "fcfs")
+      throw InputError::value("--schedule-policy", o.sglang_scheduler.schedule_policy,
+                              "fcfs (the policy kvplan simulates; lpm, dfs-weight, lof and random reorder the waiting "
+                              "queue in ways it does not model)");
   }
 
   static StepTimer timer_for(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o) {
@@ -677,7 +689,7 @@ class SglangSimulator {
                       format_fixed(o_.sglang_scheduler.schedule_conservativeness, 2) +
                       "): requests are admitted on an estimate of their remaining output, and retracted when decoding "
                       "runs out of tokens (counted as preemptions)");
-    r.notes.push_back("assumed: FCFS waiting queue (--schedule-policy fcfs), no mixed prefill/decode batches "
+    r.notes.push_back("FCFS waiting queue (--schedule-policy fcfs; other policies are refused), no mixed prefill/decode batches "
                       "(--enable-mixed-chunk off), no overlap scheduling effects; retracted requests rejoin the back of the queue");
     if (prof_.mamba_slots || prof_.swa_tokens)
       r.notes.push_back("hybrid pools (SWA or Mamba) are simulated as one token pool of the full-attention tokens");
@@ -720,7 +732,7 @@ class SglangSimulator {
   std::vector<std::uint32_t> free_ids_, running_;
   std::deque<std::uint32_t> waiting_;
   std::uint32_t chunked_req_ = kNoNode;
-  std::unordered_map<std::uint64_t, std::vector<Seg>> sessions_;
+  SessionHistory sessions_;
   std::vector<Seg> segs_;
   std::uint64_t uid_ = 0, preemptions_ = 0, prefix_query_ = 0, prefix_hit_ = 0;
 };

@@ -49,6 +49,7 @@ struct RunTotals {
   const LogHistogram &ttft, &tpot, &e2e, &queue;
   std::uint64_t preemptions = 0, prefix_query_tokens = 0, prefix_hit_tokens = 0;
   double area_in_system = 0, area_running = 0, area_waiting = 0;
+  std::uint64_t preempted_query_tokens = 0, preempted_hit_tokens = 0;  // vLLM's preempted_queries / preempted_hits
 };
 inline void finish_result(SimResult& r, const RunTotals& t) {
   r.preemptions = t.preemptions;
@@ -58,6 +59,8 @@ inline void finish_result(SimResult& r, const RunTotals& t) {
   r.queue_s = t.queue.summary();
   r.prefix_query_tokens = t.prefix_query_tokens;
   r.prefix_hit_tokens = t.prefix_hit_tokens;
+  r.prefix_preempted_query_tokens = t.preempted_query_tokens;
+  r.prefix_preempted_hit_tokens = t.preempted_hit_tokens;
   r.prefix_hit_rate =
       t.prefix_query_tokens ? static_cast<double>(t.prefix_hit_tokens) / static_cast<double>(t.prefix_query_tokens) : 0;
   if (r.makespan_s > 0) {

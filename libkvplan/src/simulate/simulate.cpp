@@ -1,31 +1,13 @@
-// vLLM V1's scheduler and KV-cache allocator, step by step, over a workload.
-//
-// What is mirrored, and where it lives in vLLM (vllm-project/vllm, vllm/v1/core/):
-//  - BlockPool (block_pool.py): num_blocks blocks, block 0 taken as the null block at start-up;
-//    a doubly linked free queue (FreeKVCacheBlockQueue in kv_cache_utils.py) popped from the
-//    head (least recently freed first) and appended at the tail; ref counts; the prefix cache
-//    map from (block hash, group id) to blocks, entries dropped when a cached free block is
-//    reused (_maybe_evict_cached_block); touch() takes a hit block back out of the free queue.
-//  - SingleTypeKVCacheManager (single_type_kv_cache_manager.py): per-group block tables;
-//    get_num_blocks_to_allocate (required - hit - held, plus hit blocks that sit in the free
-//    queue); allocate_new_blocks; cache_blocks (full blocks only); free in reverse order so
-//    tail blocks are evicted first. FullAttentionManager (also MLA) and SlidingWindowManager
-//    (remove_skipped_blocks nulls and frees blocks wholly outside the window; the right-to-left
-//    find_longest_cache_hit needing cdiv(window - 1, block_size) contiguous blocks);
-//    ChunkedLocalAttentionManager's skipped blocks and cache hits (null before the current
-//    chunk); MambaManager's per-request state blocks.
-//  - KVCacheManager.allocate_slots / get_computed_blocks (kv_cache_manager.py) and the hybrid
-//    coordinator's fixed-point cache-hit search (kv_cache_coordinator.py).
-//  - Scheduler.schedule (sched/scheduler.py): running requests first, in order, with a token
-//    budget of max_num_batched_tokens; when allocate_slots fails the LAST running request is
-//    preempted (freed, num_computed_tokens = 0, put at the front of the waiting queue) until
-//    the current one fits or is itself preempted; waiting requests (FCFS) only when nothing
-//    was preempted this step, up to max_num_seqs running, with chunked prefill; a waiting
-//    request is admitted only when its whole sequence's blocks fit (scheduler_reserve_full_isl,
-//    allocate_slots(full_sequence_must_fit=True), sliding/chunked groups at their admission cap).
-//  - update_from_output: a request whose computed tokens reach its length samples one token;
-//    it finishes (and frees its blocks) at max_tokens.
-// docs/simulate.md lists what is simplified.
+// kvplan::simulate: runs a workload on one engine's scheduler. Each engine's simulator is its own
+// unit, including nothing of the others; what they share is the workload source (source.h), the
+// request content (request_content.h), the run bookkeeping (sim_run.h) and the step time:
+//  - vLLM V1: vllm_block_pool, vllm_single_type_manager, vllm_kv_cache_coordinator,
+//    vllm_kv_cache_manager and vllm_scheduler, as vllm/v1/core/ splits them (vllm_sim.h);
+//  - SGLang: sglang_sim.h; TensorRT-LLM: trtllm_sim.h; llama-server: llamacpp_sim.h.
+// docs/simulate.md lists what each mirrors and what is simplified.
+#include <algorithm>
+#include <cmath>
+
 #include "simulate/llamacpp_sim.h"
 #include "simulate/sglang_sim.h"
 #include "simulate/trtllm_sim.h"

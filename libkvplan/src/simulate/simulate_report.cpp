@@ -51,7 +51,9 @@ nlohmann::json to_json(const SimResult& r) {
   j["output_tokens"] = r.output_tokens;
   j["computed_prefill_tokens"] = r.computed_prompt_tokens;
   j["prefix_cache"] = {{"query_tokens", r.prefix_query_tokens}, {"hit_tokens", r.prefix_hit_tokens},
-                       {"hit_rate", r.prefix_hit_rate}};
+                       {"hit_rate", r.prefix_hit_rate},
+                       {"preempted_query_tokens", r.prefix_preempted_query_tokens},
+                       {"preempted_hit_tokens", r.prefix_preempted_hit_tokens}};
   j["ttft_s"] = pct(r.ttft_s);
   j["tpot_s"] = pct(r.tpot_s);
   j["e2e_s"] = pct(r.e2e_s);
@@ -114,7 +116,10 @@ std::string format_simulate_text(const SimResult& r) {
        << format_count(g.peak_blocks, "block") << "\n";
   if (r.prefix_caching)
     os << "  prefix cache: " << num(100 * r.prefix_hit_rate, 1) << "% of looked-up tokens hit ("
-       << format_count(r.prefix_hit_tokens) << " of " << format_count(r.prefix_query_tokens) << ")\n";
+       << format_count(r.prefix_hit_tokens) << " of " << format_count(r.prefix_query_tokens) << ")"
+       << (r.prefix_preempted_query_tokens ? "; preempted requests' re-admissions apart: " + format_count(r.prefix_preempted_hit_tokens) +
+                                                 " of " + format_count(r.prefix_preempted_query_tokens)
+                                           : std::string()) << "\n";
   os << "  step time: " << r.step_time_model << "\n";
   for (const auto& n : r.notes) os << "note: " << n << "\n";
   return os.str();
