@@ -19,6 +19,22 @@ BOOST_AUTO_TEST_CASE(byte_sizes) {
   BOOST_CHECK_THROW(parse_bytes(""), InputError);
 }
 
+// A decimal size with a unit that is no whole byte count rounds the conservative way: 21.67 GiB =
+// 2167 x 2^30 / 100 = 23,267,985,326.08 bytes (hand-computed); a capacity floors, a cost ceils.
+// 1.000000000001 KB = 1,000.000000001 bytes; 0.1 KiB = 102.4 bytes. A fraction of a byte itself stays
+// an error (above: 0.3B).
+BOOST_AUTO_TEST_CASE(decimal_sizes_round_conservatively) {
+  BOOST_TEST(parse_memory_size("21.67GiB", "--gpu-memory") == 23'267'985'326u);
+  BOOST_TEST(parse_bytes("21.67GiB", "x", ByteRounding::down) == 23'267'985'326u);
+  BOOST_TEST(parse_bytes("21.67GiB", "--weights") == 23'267'985'327u);  // default: up (a cost)
+  BOOST_TEST(parse_bytes("14.99GiB", "--weights") == 16'095'389'942u);   // 1499 x 2^30 / 100 = ...941.76
+  BOOST_TEST(parse_bytes("0.1KiB", "x", ByteRounding::down) == 102u);
+  BOOST_TEST(parse_bytes("0.1KiB", "x", ByteRounding::up) == 103u);
+  BOOST_TEST(parse_bytes("1.000000000001KB", "x", ByteRounding::up) == 1001u);
+  BOOST_TEST(parse_bytes("1.5GiB", "x", ByteRounding::down) == 1610612736u);  // whole: no rounding either way
+  BOOST_CHECK_EXCEPTION(parse_bytes("1.5", "x"), InputError, test::HasMessage({"whole number"}));
+}
+
 BOOST_AUTO_TEST_CASE(token_counts) {
   BOOST_TEST(parse_tokens("4096") == 4096u);
   BOOST_TEST(parse_tokens("32k") == 32768u);

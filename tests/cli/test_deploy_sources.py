@@ -30,6 +30,11 @@ FILES = [
     ("x-vllm-distributed-vllm.sh", ["--gpu", "L40S"], 0, [("vllm", "Qwen/Qwen3-0.6B", 2, 1, 2, "L40S-48GB")]),
     # A local W4A16 checkpoint that is not here: exit 2, naming the model (`--model CONFIG` would judge it).
     ("gemma3serving-serve.sh", ["--gpu", "H100"], 2, 'unknown model "./gemma-3-27b-it-W4A16"'),
+    # production-stack's values-04-multiple-models.yaml, read by the chart's own template: Llama-3.1-8B-Instruct
+    # (bf16, ~15 GiB) at the chart's default utilization (0.9 of an L4's ~22 GiB) is UNCERTAIN; Mistral-7B-Instruct-v0.2
+    # is not bundled: the file exits 2 naming that model (--model CONFIG would judge it).
+    ("production-stack-values-04-multiple-models.yaml", ["--gpu", "L4"], 2,
+     'RELEASE-mistral-deployment-vllm, container vllm): unknown model "mistralai/Mistral-7B-Instruct-v0.2"'),
 ]
 for name, flags, want, expected in FILES:
     p, results = run_check([os.path.join(DIR, name), *flags], cwd=DIR)
@@ -84,6 +89,76 @@ for name, cmd, flags, want, expected in COMMANDS:
         r = results[0] if results else {}
         got = (r.get("engine"), r.get("model"), r.get("gpus"), r.get("tp"), r.get("pp"), r.get("gpu"))
         check(f"{name} fields", got == expected, (got, r.get("error")))
+
+# The values file's first model, read through the chart's template: vllm serve MODEL --max-model-len 4096, 1 GPU.
+p, results = run_check([os.path.join(DIR, "production-stack-values-04-multiple-models.yaml"), "--gpu", "L40S"], cwd=DIR)
+r = results[0] if results else {}
+check("production-stack values: the llama3 Deployment", (r.get("model"), r.get("gpus"), r.get("context"), r.get("verdict")) ==
+      ("meta-llama/Llama-3.1-8B-Instruct", 1, 4096, "PASS"), (r.get("model"), r.get("gpus"), r.get("context"), r.get("verdict")))
+check("production-stack values: where names the rendered Deployment", "Deployment/RELEASE-llama3-deployment-vllm" in r.get("where", ""),
+      r.get("where"))
+
+# A values file of a chart kvplan does not read: one error saying to check `helm template` output.
+tmp = os.environ.get("TMPDIR", "/tmp")
+values = os.path.join(tmp, "kvplan_values.yaml")
+with open(values, "w") as f:
+    f.write("replicaCount: 1\nimage:\n  repository: vllm/vllm-openai\n")
+p, _ = run_check([values, "--gpu", "L4"])
+check("unknown chart's values file", p.returncode == 2 and "helm template RELEASE CHART -f" in p.stderr, p.stderr)
+
+# GPU from node labels: GKE's nvidia-tesla-a100 is the 40 GB A100 (cloud.google.com/kubernetes-engine/docs/how-to/gpus);
+# Karpenter's instance-gpu-name "a100" is the 40 GB (p4d) or 80 GB (p4de) part: judged on the smaller.
+manifest = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        LABEL
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:latest
+        args: ["--model", "Qwen/Qwen3-0.6B", "--max-model-len", "8192"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+for label, gpu in [("cloud.google.com/gke-accelerator: nvidia-tesla-a100", "A100-40GB"),
+                   ("cloud.google.com/gke-accelerator: nvidia-a100-80gb", "A100-80GB"),
+                   ("karpenter.k8s.aws/instance-gpu-name: a100", "A100-40GB"),
+                   ("karpenter.k8s.aws/instance-gpu-name: l40s", "L40S-48GB"),
+                   ("nvidia.com/gpu.product: NVIDIA-H800-80GB-HBM3", "H800-SXM-80GB"),
+                   ("nvidia.com/gpu.product: NVIDIA-A100-PCIE-80GB", "A100-PCIe-80GB")]:
+    path = os.path.join(tmp, "kvplan_label.yaml")
+    with open(path, "w") as f:
+        f.write(manifest.replace("LABEL", label))
+    p, results = run_check([path])
+    check(f"{label} -> {gpu}", p.returncode == 0 and results and results[0].get("gpu") == gpu,
+          (p.returncode, results[0].get("gpu") if results else p.stderr))
+with open(path, "w") as f:
+    f.write(manifest.replace("LABEL", "cloud.google.com/gke-accelerator: nvidia-tesla-k9000"))
+p, _ = run_check([path])
+check("unknown GKE accelerator named", p.returncode == 2 and "cloud.google.com/gke-accelerator=nvidia-tesla-k9000" in p.stderr, p.stderr)
+os.remove(path)
+
+# Sizes with decimals: a capacity rounds down to the byte, a cost up (units.h ByteRounding):
+# 21.67 GiB = 2167/100 x 2^30 = 23,267,985,326.08 bytes -> 23,267,985,326.
+p = subprocess.run([KVPLAN, "check", "--gpu-memory", "21.67GiB", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-0.6B",
+                    "--max-model-len", "4096"], capture_output=True, text=True)
+check("--gpu-memory 21.67GiB floors", json.loads(p.stdout).get("device_memory", {}).get("low_bytes") == 23267985326, p.stdout[:300])
+p = subprocess.run([KVPLAN, "check", "--gpu", "H100", "--weights", "14.99GiB", "--format", "json", "--", "vllm", "serve",
+                    "meta-llama/Llama-3.1-8B", "--max-model-len", "4096"], capture_output=True, text=True)
+check("--weights 14.99GiB accepted", p.returncode == 0, p.stderr)
+
+# GPUs named as people name them (data/gpus.json, each with its source).
+for name, canonical in [("H800", "H800-SXM-80GB"), ("A800", "A800-80GB"), ("L20", "L20-48GB"), ("H20", "H20-96GB"),
+                        ("H20-141GB", "H20-141GB"), ("RTX3060Ti", "RTX3060Ti-8GB"), ("RX7900XT", "RX7900XT-20GB"),
+                        ("RX9060XT", "RX9060XT-16GB"), ("RTX2080Ti-22GB", "RTX2080Ti-22GB"), ("A100-PCIe-80GB", "A100-PCIe-80GB"),
+                        ("RTX3070", "RTX3070-8GB"), ("RTX3080Ti", "RTX3080Ti-12GB"), ("RTX4070Ti", "RTX4070Ti-12GB"),
+                        ("RTX4000-Ada", "RTX4000-Ada-20GB"), ("RTX5000-Ada", "RTX5000-Ada-32GB"), ("M1", "M1-16GB"), ("M3", "M3-24GB"),
+                        ("A100", "A100-80GB")]:
+    p, results = run_check(["--gpu", name, "vllm serve Qwen/Qwen3-0.6B --max-model-len 2048"])
+    check(f"--gpu {name}", results and results[0].get("gpu") == canonical, (p.returncode, results[0].get("gpu") if results else p.stderr))
+os.remove(values)
 
 # A script variable the script never sets, used by the engine's arguments: refused, naming it.
 script = os.path.join(os.environ.get("TMPDIR", "/tmp"), "kvplan_unset_var.sh")

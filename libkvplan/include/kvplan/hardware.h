@@ -40,6 +40,13 @@ const Accelerator& find_accelerator(std::string_view name);
 // NVIDIA Blackwell (SM100) by the device's name: B100, B200, B300 and the GB200/GB300 superchips.
 // The one rule engines' platform defaults use (vLLM's MLA backend, SGLang's attention backend).
 bool is_blackwell(const Accelerator& gpu);
+
+// Every catalog entry of a GPU family named without its variant: "A100" -> A100-40GB, A100-80GB,
+// A100-PCIe-80GB; "H20" -> H20-96GB, H20-141GB (canonical names that start with FAMILY followed
+// by '-'). Empty when the name is no family prefix. The CLI's --gpu keeps the short-name rule of
+// find_accelerator ("A100" = A100 SXM 80GB); a name read from a deployment (a node label) that
+// matches several entries is judged on all of them (deploy/gpu_labels.cpp).
+std::vector<const Accelerator*> accelerators_of_family(std::string_view family);
 // A custom device from a JSON object with the same keys as the catalog entries (memory_bytes
 // may also be a size string such as "80GB"); `source` names the file in messages. A document
 // {"accelerators": [...]} with exactly one entry is accepted too.

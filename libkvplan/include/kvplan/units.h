@@ -8,12 +8,19 @@ namespace kvplan {
 inline constexpr std::uint64_t KiB = 1024ull, MiB = KiB * 1024, GiB = MiB * 1024, TiB = GiB * 1024;
 inline constexpr std::uint64_t KB = 1000ull, MB = KB * 1000, GB = MB * 1000, TB = GB * 1000;
 
-// "123456", "1.5GiB", "80GB", "512MiB", "2 TB" -> bytes (decimal units are powers of 10,
-// binary units powers of 2). Fractions are allowed but the result must be a whole byte count.
-std::uint64_t parse_bytes(std::string_view text, std::string_view what = "size");
+// Which way a size with a unit rounds when it is not a whole number of bytes ("21.67GiB" is
+// 23,268,061,511.68 bytes): a capacity (device memory) down, a cost (weights) up, so that the
+// rounding never makes a deployment look better than the figure the user wrote.
+enum class ByteRounding { up, down };
 
-// A device memory size: as parse_bytes, but a unit is required ("24GB", "20GiB"): a bare "24"
-// would be 24 bytes, never what a user typing a GPU's memory means.
+// "123456", "1.5GiB", "80GB", "512MiB", "2 TB", "21.67GiB" -> bytes (decimal units are powers of
+// 10, binary units powers of 2). With a unit of KB/KiB or larger, up to 12 fractional digits are
+// exact and a fractional byte rounds as `rounding` says (exactly: floor or ceiling of the exact
+// rational value); a fraction of the byte unit itself ("0.3B", "1.5") is an error.
+std::uint64_t parse_bytes(std::string_view text, std::string_view what = "size", ByteRounding rounding = ByteRounding::up);
+
+// A device memory size: as parse_bytes rounding down, but a unit is required ("24GB", "20GiB",
+// "21.67GiB"): a bare "24" would be 24 bytes, never what a user typing a GPU's memory means.
 std::uint64_t parse_memory_size(std::string_view text, std::string_view what);
 
 // "4096", "32k" (= 32,768), "128K", "1M" (= 1,048,576): token counts use binary multipliers.

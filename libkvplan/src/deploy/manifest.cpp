@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "deploy/gpu_labels.h"
+#include "deploy/helm.h"
 #include "deploy/launch_internal.h"
 #include "deploy/k8s_container.h"
 #include "deploy/yaml.h"
@@ -141,59 +143,31 @@ Deployment kvplan_format(const json& j, std::string_view source, std::uint64_t l
 // --------------------------------------------------------------------------------------------
 // GPUs named by node labels
 // --------------------------------------------------------------------------------------------
-// NVIDIA GPU feature discovery labels nodes with nvidia.com/gpu.product = the name nvidia-smi
-// prints with spaces replaced by '-', e.g. "NVIDIA-H100-80GB-HBM3", "NVIDIA-A100-SXM4-80GB",
-// "Tesla-T4". Names the catalog's aliases do not spell are mapped here.
-std::string gpu_from_product_label(const std::string& label, std::string_view where) {
-  std::string s = label;
-  for (const char* p : {"NVIDIA-", "Tesla-"})
-    if (s.rfind(p, 0) == 0) s = s.substr(std::string(p).size());
-  if (s.size() > 4 && s.substr(s.size() - 4) == "-SHARED") s = s.substr(0, s.size() - 7);  // time-slicing suffix
-  static const std::map<std::string, std::string> extra = {
-      {"H100-80GB-HBM3", "H100-SXM-80GB"}, {"H100-PCIE", "H100-PCIe-80GB"},    {"A100-PCIE-40GB", "A100-40GB"},
-      {"A100-80GB-PCIE", "A100-80GB"},      {"A100-PCIE-80GB", "A100-80GB"},    {"H200-NVL", "H200-NVL-141GB"},
-      {"GH200-480GB", "GH200-96GB"},        {"B200", "B200-180GB"}};
-  const std::string upper = ascii_upper(s);
-  if (auto it = extra.find(upper); it != extra.end()) return it->second;
-  try {
-    return find_accelerator(s).name;
-  } catch (const Error&) {
-    throw DeploymentError(std::string(where) + ": the node label nvidia.com/gpu.product=" + label +
-                              " names no GPU in kvplan's catalog; pass --gpu (see kvplan gpus)",
-                          "", 0);
-  }
-}
-
-// The GPU the pod is scheduled on: nodeSelector, or a required node affinity term, on
-// nvidia.com/gpu.product. Several allowed products: the one with the least memory.
+// The GPU the pod is scheduled on: nodeSelector, or required node affinity terms (operator In), on
+// the labels deploy/gpu_labels.cpp reads (GPU feature discovery, GKE, Karpenter). Several allowed
+// GPUs: the one with the least memory.
 std::string gpu_from_pod_spec(const json& spec, std::string_view where, std::vector<std::string>& notes) {
-  std::vector<std::string> labels;
-  if (const json* ns = at(spec, {"nodeSelector"}); ns && ns->is_object()) {
-    for (const char* k : {"nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name"})
-      if (ns->contains(k) && (*ns)[k].is_string() && std::string(k) == "nvidia.com/gpu.product") labels.push_back((*ns)[k]);
-  }
+  static const char* const keys[] = {"nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name"};
+  std::vector<detail::GpuLabel> labels;
+  if (const json* ns = at(spec, {"nodeSelector"}); ns && ns->is_object())
+    for (const char* k : keys)
+      if (ns->contains(k) && (*ns)[k].is_string()) labels.push_back({k, (*ns)[k].get<std::string>()});
   if (const json* terms = at(spec, {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
       terms && terms->is_array()) {
     for (const auto& t : *terms) {
       const json* exprs = at(t, {"matchExpressions"});
       if (!exprs || !exprs->is_array()) continue;
       for (const auto& e : *exprs)
-        if (text_of(e, "key") == "nvidia.com/gpu.product" && text_of(e, "operator") == "In" && e.contains("values") && e["values"].is_array())
-          for (const auto& v : e["values"])
-            if (v.is_string()) labels.push_back(v.get<std::string>());
+        for (const char* k : keys)
+          if (text_of(e, "key") == k && text_of(e, "operator") == "In" && e.contains("values") && e["values"].is_array())
+            for (const auto& v : e["values"])
+              if (v.is_string()) labels.push_back({k, v.get<std::string>()});
     }
   }
-  if (labels.empty()) return "";
-  std::string best;
-  std::uint64_t best_mem = UINT64_MAX;
-  for (const auto& l : labels) {
-    const std::string name = gpu_from_product_label(l, where);
-    const std::uint64_t mem = find_accelerator(name).memory_bytes;
-    if (mem < best_mem) best_mem = mem, best = name;
-  }
-  if (labels.size() > 1)
-    notes.push_back("the pod may run on any of " + std::to_string(labels.size()) + " GPU products; checked on the smallest, " + best);
-  return best;
+  std::string note;
+  const std::string gpu = detail::gpu_for_labels(labels, where, note);
+  if (!note.empty()) notes.push_back(note);
+  return gpu;
 }
 
 std::uint64_t gpu_quantity(const json& v, std::string_view where) {
@@ -568,7 +542,10 @@ std::vector<Deployment> read_deployments(std::string_view text, std::string_view
                                                           std::string(j.type_name()));
     if (j.contains("kind") || j.contains("apiVersion")) kubernetes(out, cx, j, "", runtimes, referenced);
     else if (j.contains("services")) compose(out, cx, j, "");
-    else if (docs.size() == 1) out.push_back(kvplan_format(j, source, docs[i].line));
+    else if (auto rendered = detail::render_helm_values(j, source)) {  // a chart's values file (deploy/helm.cpp)
+      cx.doc = nullptr;
+      kubernetes(out, cx, *rendered, "", runtimes, referenced);
+    } else if (docs.size() == 1) out.push_back(kvplan_format(j, source, docs[i].line));
     else
       throw DeploymentError::at(source, docs[i].line, "a document without kind (Kubernetes) or services (compose) in a multi-document file");
   }

@@ -63,7 +63,7 @@ std::uint64_t byte_field(const json& e, std::string_view source, std::string_vie
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > 0) return v.get<std::uint64_t>();
   if (v.is_string()) {
     // "0GB" parses, but a device with no memory is not a device (found by fuzz_gpus).
-    const std::uint64_t b = parse_bytes(v.get<std::string>(), where(source, name, key));
+    const std::uint64_t b = parse_bytes(v.get<std::string>(), where(source, name, key), ByteRounding::down);  // a capacity
     if (b > 0) return b;
   }
   throw InputError::value(where(source, name, key), detail::describe_json(v), "a positive byte count (integer or \"80GB\")");
@@ -222,6 +222,17 @@ const Accelerator& find_accelerator(std::string_view name) {
   for (std::size_t i = 0; i < scored.size() && i < 3; ++i) suggestion += (i ? ", " : "") + scored[i].second;
   if (suggestion.empty()) suggestion = "one of `kvplan gpus`";
   throw InputError::unknown("GPU", name, suggestion);
+}
+
+std::vector<const Accelerator*> accelerators_of_family(std::string_view family) {
+  std::vector<const Accelerator*> out;
+  const std::string f = ascii_upper(family);
+  if (f.empty()) return out;
+  for (const auto& a : accelerator_catalog()) {
+    const std::string n = ascii_upper(a.name);
+    if (n.size() > f.size() && n.compare(0, f.size(), f) == 0 && n[f.size()] == '-') out.push_back(&a);
+  }
+  return out;
 }
 
 Accelerator accelerator_from_json(std::string_view json_text, std::string_view source) {

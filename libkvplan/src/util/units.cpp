@@ -47,14 +47,18 @@ bool parse_number(std::string_view s, Number& n) {
   return any;
 }
 
-// whole.frac * mult, exact; a result with a fractional byte/token is an error.
-bool scale(const Number& n, std::uint64_t mult, std::uint64_t& out) {
+// whole.frac * mult, exact. A fractional result is an error unless `round` says which way
+// (nullptr: no rounding; true: up; false: down).
+bool scale(const Number& n, std::uint64_t mult, std::uint64_t& out, const bool* round_up = nullptr) {
   std::uint64_t a;
   if (__builtin_mul_overflow(n.whole, mult, &a)) return false;
-  // frac * mult / frac_scale must be whole
   unsigned __int128 f = static_cast<unsigned __int128>(n.frac) * mult;
-  if (f % n.frac_scale != 0) return false;
-  unsigned __int128 total = static_cast<unsigned __int128>(a) + f / n.frac_scale;
+  unsigned __int128 part = f / n.frac_scale;
+  if (f % n.frac_scale != 0) {
+    if (!round_up) return false;
+    if (*round_up) ++part;
+  }
+  unsigned __int128 total = static_cast<unsigned __int128>(a) + part;
   if (total > UINT64_MAX) return false;
   out = static_cast<std::uint64_t>(total);
   return true;
@@ -68,7 +72,7 @@ std::string fixed(double v, int decimals) {
 
 }  // namespace
 
-std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
+std::uint64_t parse_bytes(std::string_view text, std::string_view what, ByteRounding rounding) {
   Number n;
   const char* expected = "a byte count such as 123456, 512MiB, 1.5GiB or 80GB";
   if (!parse_number(text, n)) throw InputError::value(what, text, expected);
@@ -85,7 +89,9 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   else if (u == "tib") mult = TiB;
   else throw InputError::value(what, text, expected);
   std::uint64_t out;
-  if (!scale(n, mult, out)) throw InputError::value(what, text, "a whole number of bytes that fits in 64 bits");
+  const bool up = rounding == ByteRounding::up;
+  if (!scale(n, mult, out, mult > 1 ? &up : nullptr))
+    throw InputError::value(what, text, "a whole number of bytes that fits in 64 bits");
   return out;
 }
 
@@ -93,7 +99,7 @@ std::uint64_t parse_memory_size(std::string_view text, std::string_view what) {
   Number n;
   if (!parse_number(text, n) || n.rest.empty() || ascii_lower(n.rest) == "b")
     throw InputError::value(what, text, "a size with a unit such as 24GB, 80GiB or 512MiB (a bare number is not a memory size)");
-  return parse_bytes(text, what);
+  return parse_bytes(text, what, ByteRounding::down);
 }
 
 std::uint64_t parse_tokens(std::string_view text, std::string_view what) {
