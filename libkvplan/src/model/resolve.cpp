@@ -244,7 +244,7 @@ ResolvedModel from_ollama(std::string_view spec, std::vector<std::string>& looke
       throw ConfigError::field(what, at + "/digest", "\"sha256:\" and 64 hex digits (Ollama's digest form)",
                                dg == layer.end() ? "nothing" : detail::describe_json(*dg), "");
     const std::string hex = dg->get_ref<const std::string&>().substr(7);
-    for (const std::string name : {"sha256-" + hex, "sha256:" + hex}) {
+    for (const std::string& name : {"sha256-" + hex, "sha256:" + hex}) {
       const fs::path blob = store / "blobs" / name;
       if (!is_file(blob)) continue;
       if (!contained_path(store / "blobs", name))
