@@ -13,6 +13,7 @@
 #include <sstream>
 #include <variant>
 
+#include "check/check_result.h"
 #include "check/evaluate_ollama.h"
 #include "deploy/flags.h"
 #include "deploy/yaml.h"
@@ -307,8 +308,8 @@ std::uint64_t gpu_count(std::uint64_t tp, std::uint64_t pp, std::uint64_t dp) {
 }
 }  // namespace
 
-CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
-  if (d.engine == EngineKind::ollama) return detail::check_ollama(d, o);  // check/evaluate_ollama.cpp
+namespace detail {
+CheckResult begin_check_result(const Deployment& d, const CheckOptions& o) {
   CheckResult r;
   r.source = d.source;
   r.name = d.name;
@@ -320,6 +321,13 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   if (r.gpu.empty() && !o.device)
     throw InputError::value("--gpu", "", "a GPU name (e.g. H100, A100-80GB; see kvplan gpus), --gpu-memory, --gpu-file, or a "
                                          "nvidia.com/gpu.product node selector");
+  return r;
+}
+}  // namespace detail
+
+CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
+  if (d.engine == EngineKind::ollama) return detail::check_ollama(d, o);  // check/evaluate_ollama.cpp
+  CheckResult r = detail::begin_check_result(d, o);
   const auto require_concurrency = o.require_concurrency ? o.require_concurrency : d.require_concurrency;
   const auto require_context = o.require_context ? o.require_context : d.require_context;
 

@@ -3,6 +3,7 @@
 // the CPU), so the question is whether every layer is offloaded; the context and the parallel
 // slots are what Ollama chooses, not what memory allows. Rules: docs/engines.md section "Ollama".
 #include "check/evaluate_ollama.h"
+#include "check/check_result.h"
 
 #include <algorithm>
 
@@ -62,17 +63,8 @@ OllamaLaunch read_ollama_launch(const Deployment& d) {
 }
 
 CheckResult check_ollama(const Deployment& d, const CheckOptions& o) {
-  CheckResult r;
-  r.source = d.source;
-  r.name = d.name;
-  r.where = d.where();
-  r.line = d.line;
-  r.strict = o.strict;
-  r.engine = "ollama";
+  CheckResult r = begin_check_result(d, o);
   r.engine_version = "ollama v0.11.4";
-  r.gpu = o.gpu.empty() ? d.gpu : o.gpu;
-  if (r.gpu.empty() && !o.device)
-    throw InputError::value("--gpu", "", "a GPU name (e.g. H100, RTX4090; see kvplan gpus), --gpu-memory or --gpu-file");
   const ParsedFlags f = parse_engine_flags(EngineKind::ollama, d.args, d.env, d.base_dir);
   r.ignored_flags = f.ignored;
   OllamaLaunch launch = read_ollama_launch(d);
