@@ -99,6 +99,7 @@ void bind_simulate(pyb::module_& m) {
   }, "gpu"_a);
   m.def("_simulate", [](pyb::handle model, const std::string& gpu, const pyb::dict& engine, pyb::handle max_num_seqs,
                         pyb::handle long_prefill_token_threshold, bool chunked_prefill, bool reserve_full_isl,
+                        const std::string& scheduling_policy,
                         pyb::handle workload, pyb::handle trace, pyb::handle requests, pyb::handle calibration, double prefill_efficiency,
                         double slo_ttft, double slo_tpot, double slo_e2e, bool steps, pyb::handle find,
                         double slo_percentile, double price, double target_rate) -> pyb::object {
@@ -111,10 +112,14 @@ void bind_simulate(pyb::module_& m) {
       o.scheduler.long_prefill_token_threshold = tokens_arg(long_prefill_token_threshold, "long_prefill_token_threshold");
     o.scheduler.chunked_prefill = chunked_prefill;
     o.scheduler.reserve_full_isl = reserve_full_isl;
+    // SchedulerConfig.policy (vllm/config/scheduler.py): fcfs or priority.
+    if (scheduling_policy != "fcfs" && scheduling_policy != "priority")
+      throw InputError::value("scheduling_policy", scheduling_policy, "fcfs or priority");
+    o.scheduler.policy = scheduling_policy == "priority" ? SimSchedulerOptions::Policy::priority : SimSchedulerOptions::Policy::fcfs;
     return run_simulation(spec, acc, o, workload, trace, requests, calibration, prefill_efficiency, slo_ttft, slo_tpot, slo_e2e,
                           steps, find, slo_percentile, price, target_rate);
   }, "model"_a, "gpu"_a, "engine"_a, "max_num_seqs"_a, "long_prefill_token_threshold"_a, "chunked_prefill"_a,
-     "reserve_full_isl"_a, "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
+     "reserve_full_isl"_a, "scheduling_policy"_a, "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
      "slo_e2e"_a, "steps"_a, "find"_a, "slo_percentile"_a, "price"_a, "target_rate"_a);
   // SGLang, llama-server and TensorRT-LLM: a launch command, read by kvplan check (the memory budget) and by the
   // engine's option table (prepare_simulation), as `kvplan simulate ... -- COMMAND` reads it.

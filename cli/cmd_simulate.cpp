@@ -4,6 +4,7 @@
 //
 // The memory budget is `kvplan check`'s (check_deployment on the same vllm serve command), so
 // simulate, check and engine agree on num_blocks; the simulation itself is one library call.
+#include <span>
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -20,6 +21,7 @@ namespace {
 // The vLLM flags simulate understands, by their vLLM names.
 struct VllmFlags {
   std::string max_model_len, max_num_batched_tokens, kv_cache_memory, kv_cache_dtype, mamba_cache_mode, attention_backend;
+  std::string scheduling_policy;
   std::optional<std::uint64_t> max_num_seqs, block_size, num_gpu_blocks_override, long_prefill;
   std::optional<double> gpu_memory_utilization;
   std::uint64_t tp = 1, pp = 1;
@@ -43,6 +45,8 @@ struct VllmFlags {
     c.add_flag("--no-enable-chunked-prefill", no_chunked_prefill, "chunked prefill off");
     c.add_flag("--no-scheduler-reserve-full-isl", no_reserve_full_isl,
                "admit a waiting request when its first chunk fits (default: only when its whole sequence fits)");
+    c.add_option("--scheduling-policy", scheduling_policy,
+                 "fcfs (the default) or priority: waiting requests by the trace's \"priority\" (lower first), then arrival");
     c.add_option("--mamba-cache-mode", mamba_cache_mode, "none, align or all (hybrid Mamba models)");
     c.add_option("--attention-backend", attention_backend, "vLLM attention backend (changes the MLA block size)");
     c.add_flag("--enforce-eager", enforce_eager, "no CUDA graphs (frees their memory for the cache)");
@@ -61,6 +65,7 @@ struct VllmFlags {
     if (long_prefill) put("--long-prefill-token-threshold", std::to_string(*long_prefill));
     if (no_chunked_prefill) a.push_back("--no-enable-chunked-prefill");
     if (no_reserve_full_isl) a.push_back("--no-scheduler-reserve-full-isl");
+    put("--scheduling-policy", scheduling_policy);
     put("--kv-cache-dtype", kv_cache_dtype);
     if (block_size) put("--block-size", std::to_string(*block_size));
     if (gpu_memory_utilization) put("--gpu-memory-utilization", std::to_string(*gpu_memory_utilization));
@@ -202,6 +207,16 @@ Deployment vllm_deployment(const SimulateCliOptions& o, const std::vector<std::s
   return d;
 }
 
+// The vLLM flags of the MODEL form: vLLM's alone, and those SGLang reads too (by the same name).
+constexpr const char* kVllmOnlyFlags[] = {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size",
+                                          "--gpu-memory-utilization", "--kv-cache-memory", "--enable-prefix-caching",
+                                          "--no-enable-prefix-caching", "--num-gpu-blocks-override",
+                                          "--long-prefill-token-threshold", "--no-enable-chunked-prefill",
+                                          "--no-scheduler-reserve-full-isl", "--scheduling-policy", "--mamba-cache-mode",
+                                          "--enforce-eager"};
+constexpr const char* kVllmSharedFlags[] = {"--kv-cache-dtype", "--tensor-parallel-size", "--pipeline-parallel-size",
+                                            "--attention-backend"};
+
 // SGLang and llama-server: the MODEL form's flags are forwarded as the engine's launch command;
 // kvplan check reads it (its memory budget: SGLang's KV bytes after weights), the engine option
 // table maps the same command onto the profile's options, and the simulated pool must be the
@@ -211,12 +226,6 @@ Deployment other_deployment(const SimulateCliOptions& o, EngineKind kind, const 
   Deployment d;
   const std::string name(engine_name(kind));
   // Flags of another engine are an error, never silently ignored.
-  static const char* vllm_only[] = {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size",
-                                    "--gpu-memory-utilization", "--kv-cache-memory", "--enable-prefix-caching",
-                                    "--no-enable-prefix-caching", "--num-gpu-blocks-override", "--long-prefill-token-threshold",
-                                    "--no-enable-chunked-prefill", "--no-scheduler-reserve-full-isl", "--mamba-cache-mode",
-                                    "--enforce-eager"};
-  static const char* shared[] = {"--kv-cache-dtype", "--tensor-parallel-size", "--pipeline-parallel-size", "--attention-backend"};
   auto given = [&](const char* flag) {
     const CLI::Option* x = o.vllm_options.count(flag) ? o.vllm_options.at(flag) : nullptr;
     return x && x->count() > 0;
@@ -224,10 +233,10 @@ Deployment other_deployment(const SimulateCliOptions& o, EngineKind kind, const 
   auto refuse = [&](const std::string& flag, const std::string& owner) {
     throw InputError::value(flag, "given for --engine " + name, "an option of " + name + " (" + flag + " is read by " + owner + ")");
   };
-  for (const char* f : vllm_only)
+  for (const char* f : kVllmOnlyFlags)
     if (given(f)) refuse(f, "vllm");
   if (kind == EngineKind::llamacpp || kind == EngineKind::trtllm)
-    for (const char* f : shared)
+    for (const char* f : kVllmSharedFlags)
       if (given(f)) refuse(f, "vllm and sglang");
   for (const EngineFlag& f : o.other.flags)
     if (f.engine != kind && f.option->count() > 0) refuse(f.name, std::string(engine_name(f.engine)));
@@ -367,14 +376,10 @@ static void register_simulate(CLI::App& app, Runner& run) {
                                        "(llama-server -m x.gguf), as for kvplan check --model");
   cmd->add_option("--engine", o->engine, "the engine whose scheduler runs: vllm, sglang, llama.cpp or trtllm (a launch command after -- names its own)")->capture_default_str();
   o->vllm.add(*cmd);
-  for (const char* f : {"--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--block-size", "--gpu-memory-utilization",
-                        "--kv-cache-memory", "--enable-prefix-caching", "--no-enable-prefix-caching", "--num-gpu-blocks-override",
-                        "--long-prefill-token-threshold", "--no-enable-chunked-prefill", "--no-scheduler-reserve-full-isl",
-                        "--mamba-cache-mode", "--enforce-eager", "--kv-cache-dtype", "--tensor-parallel-size",
-                        "--pipeline-parallel-size", "--attention-backend"})
-    o->vllm_options[f] = cmd->get_option(f);
+  for (std::span<const char* const> list : {std::span<const char* const>(kVllmOnlyFlags), std::span<const char* const>(kVllmSharedFlags)})
+    for (const char* f : list) o->vllm_options[f] = cmd->get_option(f);
   o->other.add(*cmd);
-  cmd->add_option("--trace", o->trace, "a trace: JSONL {arrival_s, prompt_tokens, output_tokens, session?, prefix_id?}, "
+  cmd->add_option("--trace", o->trace, "a trace: JSONL {arrival_s, prompt_tokens, output_tokens, session?, prefix_id?, prefix_tokens?, priority?}, "
                                        "an Azure LLM inference trace CSV or a BurstGPT CSV");
   cmd->add_option("--workload", o->workload,
                   "a synthetic workload: \"arrivals=poisson rate=10 requests=1000 prompt=lognormal:1024:0.8 "

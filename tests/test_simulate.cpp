@@ -2,6 +2,7 @@
 // ported from vLLM's own tests (each case names the test it comes from; docs/simulate.md
 // "Conformance with vLLM's own tests" lists them), consistency with kvplan's engine profile,
 // Little's law, determinism, and the workload readers.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -1015,6 +1016,60 @@ BOOST_AUTO_TEST_CASE(trace_formats) {
   BOOST_CHECK_EXCEPTION(parse_trace("a,b\n1,2\n", "x.csv"), ConfigError, HasMessage({"x.csv", "unknown trace format"}));
   BOOST_CHECK_EXCEPTION(parse_trace("TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,1,2\n", "az.csv"), ConfigError,
                         HasMessage({"az.csv:2", "TIMESTAMP"}));
+}
+
+// A request's priority in a JSONL trace is vLLM's API field (an int, lower first; 0 by default);
+// a key the simulator does not read is an error, not a silently ignored field.
+BOOST_AUTO_TEST_CASE(trace_priority_and_unknown_keys) {
+  const auto j = parse_trace("{\"arrival_s\": 0, \"prompt_tokens\": 10, \"output_tokens\": 2, \"priority\": -3}\n"
+                             "{\"arrival_s\": 1, \"prompt_tokens\": 10, \"output_tokens\": 2}\n",
+                             "p.jsonl");
+  BOOST_TEST(j[0].priority == -3);
+  BOOST_TEST(j[1].priority == 0);
+  BOOST_CHECK_EXCEPTION(parse_trace("{\"arrival_s\": 0, \"prompt_tokens\": 10, \"output_tokens\": 2, \"priority\": \"high\"}\n", "p.jsonl"),
+                        ConfigError, HasMessage({"p.jsonl:1", "/priority", "an integer"}));
+  BOOST_CHECK_EXCEPTION(parse_trace("{\"arrival_s\": 0, \"prompt_tokens\": 10, \"output_tokens\": 2, \"prefixid\": 3}\n", "p.jsonl"),
+                        ConfigError, HasMessage({"p.jsonl:1", "/prefixid", "unknown key"}));
+}
+
+// --scheduling-policy in a launch command reaches the simulator (SchedulerConfig.policy,
+// vllm/config/scheduler.py: Literal["fcfs", "priority"]). Three requests, one slot
+// (--max-num-seqs 1): a (t=0) runs first; b (t=0.001, priority 5, 100 tokens out) and c (t=0.002,
+// priority 0, 2 tokens out) wait. FCFS serves b before c; priority serves c before b, so c's
+// queue time drops by b's 100 decode steps and b's grows by c's 2: the mean TTFT falls.
+BOOST_AUTO_TEST_CASE(scheduling_policy_from_launch_command) {
+  const auto cmd = [](const std::string& extra) {
+    return parse_launch_command(split_command_line("vllm serve meta-llama/Llama-3.1-8B --max-model-len 4096 --max-num-seqs 1" + extra));
+  };
+  BOOST_TEST(read_vllm_launch(cmd(" --scheduling-policy priority"), h100()).priority_scheduling);
+  BOOST_TEST(!read_vllm_launch(cmd(""), h100()).priority_scheduling);
+  BOOST_TEST(!read_vllm_launch(cmd(" --scheduling-policy fcfs"), h100()).priority_scheduling);
+  BOOST_CHECK_EXCEPTION(read_vllm_launch(cmd(" --scheduling-policy lifo"), h100()), InputError,
+                        HasMessage({"--scheduling-policy", "lifo", "fcfs or priority"}));
+  CheckOptions co;
+  co.gpu = "H100";
+  const std::vector<SimRequest> reqs = [] {
+    std::vector<SimRequest> v(3);
+    v[0] = {0.0, 500, 50};
+    v[1] = {0.001, 500, 100};
+    v[1].priority = 5;
+    v[2] = {0.002, 500, 2};
+    return v;
+  }();
+  double mean_ttft[2] = {0, 0};
+  for (int priority : {0, 1}) {
+    const SimDeployment p = prepare_simulation(cmd(priority ? " --scheduling-policy priority" : ""), co);
+    BOOST_TEST((p.options.scheduler.policy ==
+                (priority ? SimSchedulerOptions::Policy::priority : SimSchedulerOptions::Policy::fcfs)));
+    const SimResult r = kvplan::simulate(p.model, find_accelerator("H100"), p.options, reqs);
+    BOOST_TEST(r.finished == 3u);
+    mean_ttft[priority] = r.ttft_s.mean;
+    const bool noted = std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) {
+      return n.find(priority ? "--scheduling-policy priority" : "1 requests carry a priority, which FCFS ignores") != std::string::npos;
+    });
+    BOOST_TEST(noted);
+  }
+  BOOST_TEST(mean_ttft[1] < mean_ttft[0]);
 }
 
 BOOST_AUTO_TEST_CASE(workload_specs) {

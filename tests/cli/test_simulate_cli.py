@@ -109,6 +109,29 @@ def full_sequence_admission():
     assert json.loads(r.stdout)["preemptions"] == off["preemptions"]
 
 
+def priority_scheduling():
+    # One slot (--max-num-seqs 1): a runs first, then b (priority 5, 100 tokens out) and c
+    # (priority 0, 2 tokens out). FCFS serves b first; --scheduling-policy priority serves c first,
+    # in both the MODEL form and the launch-command form (the same reading: read_vllm_launch).
+    rows = [{"arrival_s": 0, "prompt_tokens": 500, "output_tokens": 50},
+            {"arrival_s": 0.001, "prompt_tokens": 500, "output_tokens": 100, "priority": 5},
+            {"arrival_s": 0.002, "prompt_tokens": 500, "output_tokens": 2}]
+    trace = write("".join(json.dumps(r) + "\n" for r in rows), ".jsonl")
+    flags = ["--gpu", "H100", "--max-model-len", "4096", "--max-num-seqs", "1", "--trace", trace]
+    fcfs = js("simulate", MODEL, *flags)
+    prio = js("simulate", MODEL, *flags, "--scheduling-policy", "priority")
+    assert prio["ttft_s"]["mean"] < fcfs["ttft_s"]["mean"], (prio["ttft_s"], fcfs["ttft_s"])
+    assert any("FCFS ignores" in n for n in fcfs["notes"])
+    r = run("simulate", "--gpu", "H100", "--trace", trace, "--json", "--", "vllm", "serve", MODEL, "--max-model-len",
+            "4096", "--max-num-seqs", "1", "--scheduling-policy", "priority")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["ttft_s"] == prio["ttft_s"]
+    r = run("simulate", MODEL, *flags, "--scheduling-policy", "lifo")
+    assert r.returncode == 2 and "--scheduling-policy" in r.stderr and "fcfs or priority" in r.stderr, r.stderr
+    r = run("simulate", MODEL, "--gpu", "H100", "--engine", "sglang", "--trace", trace, "--scheduling-policy", "priority")
+    assert r.returncode == 2 and "--scheduling-policy" in r.stderr, r.stderr
+
+
 def csv_and_text():
     out = tempfile.mktemp(suffix=".csv")
     r = run("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--workload", "requests=20 rate=2", "--csv", out)

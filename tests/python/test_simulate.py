@@ -63,3 +63,24 @@ def test_full_sequence_admission():
     assert (on.num_blocks, on.peak_running, on.peak_blocks, on.preemptions) == (512, 2, 382, 0)
     off = kvplan.simulate(MODEL, scheduler_reserve_full_isl=False, **kw)
     assert off.peak_running > 2 and off.preemptions > 0
+
+
+def test_priority_scheduling():
+    # One slot: a runs first; b (priority 5, 100 tokens out) and c (priority 0, 2 tokens out) wait.
+    # FCFS serves b first; vLLM's priority policy serves c first, so c stops waiting for b's 100
+    # decode steps and the mean TTFT falls (the C++ suite checks the launch-command form).
+    reqs = [{"arrival_s": 0, "prompt_tokens": 500, "output_tokens": 50},
+            {"arrival_s": 0.001, "prompt_tokens": 500, "output_tokens": 100, "priority": 5},
+            {"arrival_s": 0.002, "prompt_tokens": 500, "output_tokens": 2}]
+    kw = dict(gpu="H100", max_model_len=4096, max_num_seqs=1, requests=reqs)
+    fcfs = kvplan.simulate(MODEL, **kw)
+    prio = kvplan.simulate(MODEL, scheduling_policy="priority", **kw)
+    assert fcfs.finished == prio.finished == 3
+    assert prio.ttft_s.mean < fcfs.ttft_s.mean
+    assert any("FCFS ignores" in n for n in fcfs.notes)
+    with pytest.raises(kvplan.KvplanError, match="scheduling_policy.*fcfs or priority"):
+        kvplan.simulate(MODEL, scheduling_policy="lifo", **kw)
+    with pytest.raises(kvplan.KvplanError, match="unknown key"):
+        kvplan.simulate(MODEL, gpu="H100", requests=[{"arrival_s": 0, "prompt_tokens": 5, "output_tokens": 1, "prio": 1}])
+    with pytest.raises(kvplan.KvplanError, match="scheduling_policy"):
+        kvplan.simulate(MODEL, gpu="H100", engine="sglang", scheduling_policy="priority", requests=reqs)

@@ -81,14 +81,15 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
              max_num_batched_tokens=None, kv_cache_dtype=None, block_size=None, gpu_memory_utilization=None,
              kv_cache_memory=None, enable_prefix_caching=True, tensor_parallel_size=1, pipeline_parallel_size=1,
              long_prefill_token_threshold=None, enable_chunked_prefill=True, scheduler_reserve_full_isl=True,
-             slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0, calibration=None, prefill_efficiency=0.5, steps=False, find=None,
+             scheduling_policy="fcfs", slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0, calibration=None, prefill_efficiency=0.5, steps=False, find=None,
              slo_percentile=0.9, price=0.0, target_rate=0.0):
     """Simulate vLLM V1 serving `model` on one replica of `gpu` (tensor_parallel_size GPUs).
 
     Give exactly one workload: `workload` (a spec string, e.g. "rate=10 requests=1000
     prompt=lognormal:1024:0.8 output=uniform:64:512 seed=1"), `trace` (a JSONL, Azure LLM trace or
     BurstGPT CSV path) or `requests` (a list of dicts with arrival_s, prompt_tokens,
-    output_tokens, session?, prefix_id?). Engine options use vLLM's names; unset ones take
+    output_tokens, session?, prefix_id?, prefix_tokens?, priority?). scheduling_policy="priority"
+    orders waiting requests by priority (lower first), then arrival, as vLLM's does. Engine options use vLLM's names; unset ones take
     ``vllm serve``'s defaults for the GPU. `model` must be a name or path kvplan.check can load.
     Returns a SimulationResult; with find="max-rate" the capacity search's Record instead.
 
@@ -109,7 +110,9 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
                                           ("kv_cache_dtype", kv_cache_dtype), ("block_size", block_size),
                                           ("gpu_memory_utilization", gpu_memory_utilization),
                                           ("kv_cache_memory", kv_cache_memory),
-                                          ("long_prefill_token_threshold", long_prefill_token_threshold)) if v is not None}
+                                          ("long_prefill_token_threshold", long_prefill_token_threshold),
+                                          ("scheduling_policy", None if scheduling_policy == "fcfs" else scheduling_policy))
+                     if v is not None}
         if vllm_given:
             raise _core.KvplanError(f"{next(iter(vllm_given))}: a vLLM option, given for engine={engine!r} "
                                     f"(pass the engine's own flags in engine_args)")
@@ -143,7 +146,7 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
               "available_kv_bytes": chk["per_gpu"]["kv_budget_bytes"], "blackwell": d["blackwell"]}
     seqs = max_num_seqs if max_num_seqs is not None else d["max_num_seqs"]
     out = _core._simulate(m, gpu, engine, seqs, long_prefill_token_threshold, enable_chunked_prefill,
-                          scheduler_reserve_full_isl, workload,
+                          scheduler_reserve_full_isl, scheduling_policy, workload,
                           trace, requests, calibration, prefill_efficiency, slo_ttft, slo_tpot, slo_e2e, steps, find,
                           slo_percentile, price, target_rate)
     if out.get("num_blocks", chk["engine_result"]["num_blocks"]) != chk["engine_result"]["num_blocks"]:

@@ -126,6 +126,7 @@ struct VllmLaunch {
   std::uint64_t long_prefill_token_threshold = 0;  // 0: none
   bool chunked_prefill = true;              // --no-enable-chunked-prefill: off
   bool reserve_full_isl = true;             // --no-scheduler-reserve-full-isl: off
+  bool priority_scheduling = false;         // --scheduling-policy priority (SchedulerConfig.policy; fcfs by default)
   bool enforce_eager = false;
   bool max_num_batched_tokens_given = false;  // else options hold vllm serve's default for the GPU
   std::vector<std::string> notes;           // choices the reading made (the MLA backend off SM90/SM100)

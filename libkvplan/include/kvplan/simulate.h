@@ -49,7 +49,7 @@ struct SimRequest {
 };
 
 // Trace files. JSONL: one {"arrival_s", "prompt_tokens", "output_tokens", "session"?,
-// "prefix_id"?, "prefix_tokens"?} per line. CSV with the header of the public Azure LLM inference
+// "prefix_id"?, "prefix_tokens"?, "priority"?} per line (any other key is an error). CSV with the header of the public Azure LLM inference
 // traces (TIMESTAMP,ContextTokens,GeneratedTokens; Azure/AzurePublicDataset, AzureLLMInferenceTrace
 // 2023/2024) or of BurstGPT (Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type;
 // HPMLL/BurstGPT), arrival times taken relative to the first row. `source` names the file in

@@ -253,6 +253,12 @@ VllmLaunch vllm_launch(const ParsedFlags& f, const ModelSpec& m, const Accelerat
   if (f.has("--long-prefill-token-threshold")) L.long_prefill_token_threshold = vllm_int_flag(f, "--long-prefill-token-threshold", 0);
   if (f.has("--enable-chunked-prefill")) L.chunked_prefill = bool_flag(f, "--enable-chunked-prefill");
   if (f.has("--scheduler-reserve-full-isl")) L.reserve_full_isl = bool_flag(f, "--scheduler-reserve-full-isl");
+  // SchedulerConfig.policy: SchedulerPolicy = Literal["fcfs", "priority"] (vllm/config/scheduler.py).
+  if (f.has("--scheduling-policy")) {
+    const std::string p = f.get("--scheduling-policy");
+    if (p != "fcfs" && p != "priority") throw InputError::value("--scheduling-policy", p, "fcfs or priority");
+    L.priority_scheduling = p == "priority";
+  }
   L.enforce_eager = bool_flag(f, "--enforce-eager");
   return L;
 }

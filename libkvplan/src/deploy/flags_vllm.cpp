@@ -224,6 +224,7 @@ EngineFlagTable vllm_flag_table() {
 --max-long-partial-prefills | 1 | ignored
 --long-prefill-token-threshold | 1 | ignored
 --num-lookahead-slots | 1 | ignored
+# --scheduling-policy: not memory; read by kvplan simulate (fcfs or priority)
 --scheduling-policy | 1 | ignored
 --enable-chunked-prefill | 0 | ignored | neg=--no-enable-chunked-prefill
 --disable-chunked-mm-input | 0 | ignored | neg=--no-disable-chunked-mm-input

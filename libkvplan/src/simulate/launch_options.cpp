@@ -217,6 +217,7 @@ SimDeployment prepare_vllm_simulation(Deployment d, CheckOptions co, const LoadO
   so.scheduler.long_prefill_token_threshold = launch.long_prefill_token_threshold;
   so.scheduler.chunked_prefill = launch.chunked_prefill;
   so.scheduler.reserve_full_isl = launch.reserve_full_isl;
+  so.scheduler.policy = launch.priority_scheduling ? SimSchedulerOptions::Policy::priority : SimSchedulerOptions::Policy::fcfs;
   p.gpus = v.tensor_parallel_size * v.pipeline_parallel_size;
   return p;
 }

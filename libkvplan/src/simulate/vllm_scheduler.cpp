@@ -143,6 +143,14 @@ SimResult Scheduler::run(Source& src) {
     }
   }
   r.makespan_s = started ? last_finish - first_arrival : 0;
+  // V1's Processor.process_inputs passes a request's priority through whatever the policy
+  // (vllm/v1/engine/processor.py); the FCFS queue never reads it.
+  if (unranked_priorities_)
+    r.notes.push_back(format_count(unranked_priorities_) + " requests carry a priority, which FCFS ignores "
+                      "(--scheduling-policy priority orders by it)");
+  else if (o_.scheduler.policy == SimSchedulerOptions::Policy::priority)
+    r.notes.push_back("--scheduling-policy priority: waiting requests by (priority, arrival); under block pressure the "
+                      "running request with the largest (priority, arrival) is preempted");
   finish_stats(r, area_in_system, area_running, area_waiting);
   return r;
 }
@@ -183,6 +191,7 @@ void Scheduler::admit(Source& src, SimResult& r, double& first_arrival, bool& st
     started = true;
   }
   const SimRequest& in = p.r;
+  if (in.priority != 0 && o_.scheduler.policy == SimSchedulerOptions::Policy::fcfs) ++unranked_priorities_;
   // vLLM's OpenAI server refuses prompt + max_tokens beyond max_model_len (serving_engine.py
   // _validate_input); an empty prompt or no output is no request.
   if (in.prompt_tokens == 0 || in.output_tokens == 0 || in.prompt_tokens + in.output_tokens > M_) {

@@ -42,6 +42,7 @@ class Scheduler {
   void record_prefix_cache_stats(const Req& q, std::uint64_t hit);
 
   std::uint64_t last_turn_ = 0;  // synthetic sessions: the last turn's number
+  std::uint64_t unranked_priorities_ = 0;  // requests with a priority under FCFS (vLLM V1 ignores it)
 
   SimOptions o_;
   VllmResult profile_;

@@ -139,6 +139,20 @@ void read_jsonl_line(std::string_view l, std::string_view source, std::size_t li
   }
   if (r.prefix_tokens && !r.prefix_id)
     throw ConfigError::field(at, "/prefix_tokens", "prefix_id beside it", "prefix_tokens alone", "");
+  // The request's priority as vLLM's API takes it (an int, lower first; 0 by default).
+  if (auto p = j.find("priority"); p != j.end() && !p->is_null()) {
+    if (!p->is_number_integer() || (p->is_number_unsigned() && p->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
+      throw ConfigError::field(at, "/priority", "an integer (vLLM's request priority: lower runs first)", detail::describe_json(*p), "");
+    r.priority = p->get<std::int64_t>();
+  }
+  // Every key is one the simulator reads: a misspelt "prefix_id" or a field of another trace
+  // format would otherwise change nothing, silently.
+  static constexpr std::string_view known[] = {"arrival_s", "prompt_tokens", "output_tokens", "session",
+                                               "prefix_id", "prefix_tokens", "priority"};
+  for (const auto& [key, value] : j.items())
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+      throw ConfigError::field(at, "/" + bounded_echo(key, 64), "one of arrival_s, prompt_tokens, output_tokens, session, prefix_id, "
+                               "prefix_tokens, priority", "an unknown key", "");
   check_token_sum(r, source, line);
   out.push_back(r);
 }
