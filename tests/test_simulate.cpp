@@ -1072,6 +1072,29 @@ BOOST_AUTO_TEST_CASE(scheduling_policy_from_launch_command) {
   BOOST_TEST(mean_ttft[1] < mean_ttft[0]);
 }
 
+// Settings that change vLLM's scheduling but are not simulated are errors naming them; their
+// no-op values pass (SchedulerConfig defaults: async_scheduling off, max_num_partial_prefills 1,
+// num_lookahead_slots 0). LoRA is memory (check's pool) plus a note.
+BOOST_AUTO_TEST_CASE(unsimulated_vllm_settings_are_refused) {
+  CheckOptions co;
+  co.gpu = "H100";
+  const auto prep = [&](const std::string& extra) {
+    return prepare_simulation(parse_launch_command(split_command_line("vllm serve meta-llama/Llama-3.1-8B --max-model-len 4096 " + extra)), co);
+  };
+  for (const char* bad : {"--async-scheduling", "--max-num-partial-prefills 2", "--num-lookahead-slots 4", "--scheduler-cls my.Sched",
+                          "--speculative-config {\"method\":\"ngram\",\"num_speculative_tokens\":3}"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      const std::string flag = std::string(bad).substr(0, std::string(bad).find(' '));
+      BOOST_CHECK_EXCEPTION(prep(bad), InputError, HasMessage({flag, "does not simulate"}));
+    }
+  }
+  for (const char* ok : {"--no-async-scheduling", "--max-num-partial-prefills 1", "--num-lookahead-slots 0"})
+    BOOST_TEST_CONTEXT(ok) { BOOST_CHECK_NO_THROW(prep(ok)); }
+  const SimDeployment lora = prep("--enable-lora --max-loras 2");
+  BOOST_TEST(lora.notes.size() == 1u);
+  BOOST_TEST(lora.notes[0].find("--enable-lora") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(workload_specs) {
   const auto w = parse_workload_spec("arrivals=bursty rate=4 cv=3 requests=10 prompt=histogram:128@1,512@3 output=fixed:64 seed=9");
   BOOST_TEST(w.rate == 4.0);

@@ -187,10 +187,41 @@ namespace {
 // A `vllm serve` command, as cmd_simulate.cpp's prepare_vllm reads its launch-command form:
 // read_vllm_launch, vllm serve's batch defaults for the GPU, kvplan check's memory budget, and
 // the simulated pool proven to be the block count check reports.
+// vLLM settings that change what the scheduler does but that the simulated V1 scheduler does
+// not hold: each is an error naming it, not a run that silently behaves as if it were unset.
+// Returns what the run should say about settings it takes as they are.
+std::vector<std::string> refuse_unsimulated_vllm_flags(const Deployment& d) {
+  const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::vllm, d.args, d.env, d.base_dir);
+  auto refuse = [&](const char* flag, const char* expected) {
+    throw InputError::value(flag, bounded_echo(f.get(flag), 80), std::string(expected) + " (kvplan simulate does not simulate it)");
+  };
+  // Overlapped scheduling: the next step is scheduled before the last one's tokens are back
+  // (SchedulerConfig.async_scheduling, vllm/v1/core/sched/async_scheduler.py).
+  if (f.has("--async-scheduling") && detail::flag_truthy(f.get("--async-scheduling"), "--async-scheduling"))
+    refuse("--async-scheduling", "synchronous scheduling (--no-async-scheduling)");
+  // Draft tokens per step and their acceptance.
+  if (f.has("--speculative-config")) refuse("--speculative-config", "no speculative decoding");
+  // Concurrent partial prefills (SchedulerConfig.max_num_partial_prefills, default 1).
+  if (f.has("--max-num-partial-prefills") && detail::plain_uint(f.get("--max-num-partial-prefills"), "--max-num-partial-prefills") > 1)
+    refuse("--max-num-partial-prefills", "1 (one partial prefill at a time)");
+  if (f.has("--num-lookahead-slots") && detail::plain_uint(f.get("--num-lookahead-slots"), "--num-lookahead-slots") > 0)
+    refuse("--num-lookahead-slots", "0 (no lookahead slots)");
+  if (f.has("--scheduler-cls") && f.get("--scheduler-cls") != "vllm.v1.core.sched.scheduler.Scheduler")
+    refuse("--scheduler-cls", "vLLM's own scheduler (vllm.v1.core.sched.scheduler.Scheduler)");
+  std::vector<std::string> notes;
+  // Adapters cost memory (check's pool holds it); a trace row names no adapter, so every request
+  // runs on the base model and --max-loras never limits a batch.
+  if (f.has("--enable-lora") && detail::flag_truthy(f.get("--enable-lora"), "--enable-lora"))
+    notes.push_back("--enable-lora: the pool leaves room for the adapters; no trace row names one, so every request "
+                    "runs on the base model (the --max-loras limit per batch never applies)");
+  return notes;
+}
+
 SimDeployment prepare_vllm_simulation(Deployment d, CheckOptions co, const LoadOptions& lo) {
   SimDeployment p;
   const Accelerator& gpu = co.device ? *co.device : find_accelerator(co.gpu);
   const VllmBatchDefaults def = vllm_serve_batch_defaults(gpu);
+  p.notes = refuse_unsimulated_vllm_flags(d);
   VllmLaunch launch = read_vllm_launch(d, gpu, lo);
   if (!launch.max_num_batched_tokens_given) {
     // vllm serve's own default for this GPU (check's profile would assume 8192).
