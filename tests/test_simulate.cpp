@@ -1093,6 +1093,17 @@ BOOST_AUTO_TEST_CASE(unsimulated_vllm_settings_are_refused) {
   const SimDeployment lora = prep("--enable-lora --max-loras 2");
   BOOST_TEST(lora.notes.size() == 1u);
   BOOST_TEST(lora.notes[0].find("--enable-lora") != std::string::npos);
+  // Any engine: a flag check counts as "not modelled" (its verdict UNCERTAIN) leaves the pool
+  // unproven; SGLang's speculative decoding and its priority scheduling are not simulated.
+  const auto sglang = [&](const std::string& extra) {
+    return prepare_simulation(parse_launch_command(split_command_line(
+                                  "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B " + extra)),
+                              co);
+  };
+  BOOST_CHECK_EXCEPTION(sglang("--speculative-algorithm EAGLE"), InputError, HasMessage({"--speculative-algorithm", "not modelled"}));
+  BOOST_CHECK_EXCEPTION(sglang("--enable-priority-scheduling"), InputError,
+                        HasMessage({"--enable-priority-scheduling", "does not simulate"}));
+  BOOST_CHECK_NO_THROW(sglang("--chunked-prefill-size 4096"));
 }
 
 BOOST_AUTO_TEST_CASE(workload_specs) {

@@ -90,6 +90,10 @@ SglangSimOptions sglang_sim_options(const Deployment& d) {
     if (out.scheduler.max_prefill_tokens == 0) throw InputError::value("--max-prefill-tokens", "0", "a positive integer");
   }
   if (f.has("--schedule-policy")) out.scheduler.schedule_policy = f.get("--schedule-policy");  // refused unless fcfs
+  // ServerArgs.enable_priority_scheduling: the waiting queue by each request's priority, and
+  // preemption of lower-priority running requests -- not in the simulated scheduler.
+  if (f.has("--enable-priority-scheduling") && detail::flag_truthy(f.get("--enable-priority-scheduling"), "--enable-priority-scheduling"))
+    throw InputError::value("--enable-priority-scheduling", "on", "priority scheduling off (kvplan simulate does not simulate SGLang's)");
   if (f.has("--enable-mixed-chunk") && detail::flag_truthy(f.get("--enable-mixed-chunk"), "--enable-mixed-chunk"))
     out.notes.push_back("--enable-mixed-chunk is not simulated: prefill and decode run as separate batches");
   return out;
@@ -190,6 +194,16 @@ namespace {
 // vLLM settings that change what the scheduler does but that the simulated V1 scheduler does
 // not hold: each is an error naming it, not a run that silently behaves as if it were unset.
 // Returns what the run should say about settings it takes as they are.
+// A flag check cannot count in memory (its "modelled" requirement) leaves the pool unproven, and
+// what such flags do (draft models, adapters, beams) the simulator does not do either.
+void refuse_unmodelled(const CheckResult& cr) {
+  for (const CheckRequirement& c : cr.checks)
+    if (c.name == "modelled" && !c.ok)
+      throw InputError::value(c.actual, "not modelled by kvplan check",
+                              "settings kvplan models (kvplan simulate runs only on a pool kvplan check proves, and does "
+                              "not simulate what these change)");
+}
+
 std::vector<std::string> refuse_unsimulated_vllm_flags(const Deployment& d) {
   const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::vllm, d.args, d.env, d.base_dir);
   auto refuse = [&](const char* flag, const char* expected) {
@@ -231,6 +245,7 @@ SimDeployment prepare_vllm_simulation(Deployment d, CheckOptions co, const LoadO
   p.check = check_deployment(d, co);
   p.deployment = d;
   const CheckResult& cr = p.check;
+  refuse_unmodelled(cr);
   if (!cr.starts)
     throw InputError::value("vLLM settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(), "settings with which vLLM starts");
   p.model = launch.model;
@@ -261,6 +276,7 @@ SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& co, co
   p.deployment = d;
   p.check = check_deployment(d, co);
   const CheckResult& cr = p.check;
+  refuse_unmodelled(cr);
   const std::string pretty = d.engine == EngineKind::sglang ? "SGLang" : d.engine == EngineKind::trtllm ? "TensorRT-LLM" : "llama.cpp";
   if (!cr.starts)
     throw InputError::value(pretty + " settings", cr.reasons.empty() ? "does not start" : cr.reasons.front(),
