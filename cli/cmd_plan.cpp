@@ -18,7 +18,7 @@ static void register_plan(CLI::App& app, Runner& run) {
   auto opt = std::make_shared<PlanCliOptions>();
   auto* cmd = app.add_subcommand("plan", "what fits on which GPUs, capacity, min GPUs and roofline decode speed");
   opt->plan.add(*cmd);
-  add_field(*cmd, "plan", "context", opt->context, "-n")->default_str(std::string(request_field("plan", "context").default_value));
+  add_field(*cmd, "plan", "context", opt->context, "-n,--tokens")->default_str(std::string(request_field("plan", "context").default_value));
   add_field(*cmd, "plan", "concurrency", opt->concurrency, "-c")->capture_default_str();
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->add_flag("--require-fit", opt->require_fit, "exit 1 when the plan does not fit");

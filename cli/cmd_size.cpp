@@ -19,7 +19,8 @@ static void register_size(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("size", "exact cache bytes held by B sequences of N tokens");
   opt->model.add(*cmd);
   for (const RequestField& f : size_request_fields()) {
-    const std::string_view alias = f.name == "tokens" ? "-n" : f.name == "batch" ? "-b" : "";
+    // --context: plan's spelling of the same quantity (tokens per sequence) is read here too.
+    const std::string_view alias = f.name == "tokens" ? "-n,--context" : f.name == "batch" ? "-b" : "";
     auto* o = add_field(*cmd, "size", f.name, opt->fields[std::string(f.name)], alias);
     if (!f.default_value.empty()) o->default_str(std::string(f.default_value));
   }

@@ -59,6 +59,12 @@ int main(int argc, char** argv) {
               << " (kvplan --help lists the verbs)\n";
     return cli::kExitBadInput;
   }
+  // llama.cpp's slot count is -np wherever kvplan reads it (llama-server's own spelling, as inside
+  // a launch command); CLI11 has no multi-letter short options, so it is read as --parallel.
+  // Words after "--" are a launch command, read by the engine's own table.
+  static char parallel_flag[] = "--parallel";
+  for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
+    if (std::string_view(argv[i]) == "-np") argv[i] = parallel_flag;
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

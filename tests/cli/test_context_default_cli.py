@@ -44,7 +44,7 @@ t = line_of(run("plan", MODEL, "--gpu", "H100").stdout, "load")
 check("plan text: (default) on the load line", "x 4,096 tokens (default), KV" in t, t)
 t = line_of(run("plan", MODEL, "--gpu", "H100", "--context", "32k").stdout, "load")
 check("plan text: no marker when --context is given", "(default)" not in t and "32,768 tokens" in t, t)
-check("plan --help still shows the default", "--context TOKENS=4096" in run("plan", "--help").stdout)
+check("plan --help still shows the default", "--context,--tokens TOKENS=4096" in run("plan", "--help").stdout)
 
 if kvplan is not None:
     check("Python size(): no tokens -> context_default True", kvplan.size(MODEL)["context_default"] is True)

@@ -109,4 +109,11 @@ for args, frag in [(["engine", "ollama", "meta-llama/Llama-3.1-8B"], "engine"),
     rc, out, err = run(*args)
     check(f"exit 2 for {args}", rc == 2 and frag in err and err.startswith("kvplan: "), (rc, err))
 
+# -np is llama.cpp's slot count wherever kvplan reads it (llama-server's spelling): the same
+# profile as --parallel, and as the launch command's -np.
+rc_a, a, err_a = engine_json("llama.cpp", "meta-llama/Llama-3.1-8B", "-np", "4")
+rc_b, b, _ = engine_json("llama.cpp", "meta-llama/Llama-3.1-8B", "--parallel", "4")
+check("-np is --parallel", rc_a == 0 and a == b, err_a)
+check("-np 4 slots", rc_a == 0 and a.get("n_seq_max", a.get("sequences")) == 4, str(a)[:400])
+
 finish()

@@ -60,7 +60,8 @@ for f in fields:
 
 # ... and no flag outside it: plan's and sweep's other flags are the verb's own (output, model loading,
 # a device file), listed here so that a new planner option cannot skip the table.
-VERB_ONLY = {"--help", "--json", "--require-fit", "--gpu-file", "--assume", "--csv", "--contexts"}
+# --tokens: size's spelling of --context, read by plan too (one spelling per concept across verbs).
+VERB_ONLY = {"--help", "--json", "--require-fit", "--gpu-file", "--assume", "--csv", "--contexts", "--tokens"}
 names_by_flag = {f["cli_flag"] for f in fields}
 for verb, text in (("plan", plan_help), ("sweep", sweep_help)):
     flags = set(re.findall(r"(?:^\s+|,)(--[a-z][a-z-]*)", text, re.M))

@@ -71,6 +71,15 @@ for args, frag in [
     rc, out, err = run(*args)
     check(f"error {args}", rc == 2 and out == "" and err.count("\n") == 1 and frag in err, f"rc={rc} out={out!r} err={err!r}")
 
+# One spelling per concept: size reads plan's --context, plan reads size's --tokens (both the
+# tokens of one sequence: 8 KV heads x 128 x 2 (K, V) x 2 bytes x 32 layers = 128 KiB a token).
+rc, out, err = run("size", "meta-llama/Llama-3.1-8B", "--context", "8k", "--json")
+check("size --context", rc == 0 and json.loads(out)["total_bytes"] == 32 * 2 * 8 * 128 * 2 * 8192, err)
+rc, out, err = run("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--tokens", "8k", "--json")
+check("plan --tokens", rc == 0 and json.loads(out)["context"] == 8192, (err, out[:300]))
+rc, out, err = run("size", "meta-llama/Llama-3.1-8B", "--context", "8k", "--tokens", "4k")
+check("both spellings refused", rc == 2 and out == "" and "--tokens" in err, err)
+
 # Every malformed config: exit 2, one line naming the file.
 bad = sorted(glob.glob(os.path.join(SRC, "tests", "bad_configs", "*.json")))
 bad = [b for b in bad if not b.endswith("expected.json")]
