@@ -879,7 +879,9 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         TrtllmOptions x = t;
         x.gpu_memory_bytes = device_at(fav);
         std::uint64_t peak = 0;
-        for (const auto& term : budget.terms) peak = checked_add(peak, fav ? term.low : term.high);
+        // Every term at the evaluated point: its low end (favourable), high end (unfavourable), or
+        // its typical value for kvplan's estimate (never the favourable end passed off as typical).
+        for (const auto& term : budget.terms) peak = checked_add(peak, term_at(term.name, fav));
         TrtllmResult pre = trtllm_profile(m, x);  // for the Mamba slots
         peak = checked_add(peak, pre.mamba_bytes);
         const bool fits = peak < x.gpu_memory_bytes;
