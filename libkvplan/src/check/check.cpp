@@ -896,13 +896,35 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         TrtllmResult e = trtllm_profile(m, x);
         Outcome out;
         out.starts = e.starts && (fits || x.kv_memory_bytes.has_value());
+        if (!fav && !typical_point && out.starts && !x.kv_memory_bytes && e.estimator_bytes_per_token &&
+            e.estimator_bytes_per_token < e.bytes_per_token) {
+          // tp > KV heads: the estimator sized max_tokens with h x Hkv // tp bytes a token, and a
+          // release whose KV manager allocates that many tokens at the replicated heads' bytes
+          // needs bytes_per_token / estimator bytes times the memory (TensorRT-LLM 1.0.0rc1-rc3,
+          // Qwen3-235B-A22B-FP8 at tp 8: "insufficient GPU memory ... KV cache",
+          // https://github.com/NVIDIA/TensorRT-LLM/issues/5872). The current manager caps the tokens
+          // at fraction x free / get_cache_bytes_per_token instead: the favourable end.
+          const double need = static_cast<double>(e.kv_memory_bytes) / static_cast<double>(e.estimator_bytes_per_token) *
+                              static_cast<double>(e.bytes_per_token);
+          const double room = static_cast<double>(x.gpu_memory_bytes - x.peak_bytes);
+          if (need > room) {
+            out.starts = false;
+            out.error = "tp " + std::to_string(t.tp_size) + " exceeds the KV heads: the estimator counts " +
+                        format_count(e.estimator_bytes_per_token, "byte") + " a token where each rank stores " +
+                        format_count(e.bytes_per_token, "byte") + " (replicated heads), so a KV manager that allocates the estimator's " +
+                        "max_tokens needs " + format_gib(static_cast<std::uint64_t>(need)) + " of the " +
+                        format_gib(static_cast<std::uint64_t>(room)) + " left (TensorRT-LLM 1.0 release candidates ran out of memory "
+                        "here: NVIDIA/TensorRT-LLM#5872; releases that cap the pool at the replicated bytes start)";
+          }
+        }
         out.kv_memory = x.kv_memory_bytes ? static_cast<std::int64_t>(e.kv_memory_bytes) : signed_of(x.gpu_memory_bytes, peak);
         out.weights_exceed = !x.kv_memory_bytes && term_at("weights", fav) >= x.gpu_memory_bytes;
         out.kv_tokens = e.max_tokens;
         out.context = e.max_seq_len;
         out.max_concurrency = e.max_concurrency;
         out.max_fitting_context = e.max_seq_len;
-        out.error = out.starts ? "" : (e.error.empty() ? "the weights and profiled peak leave no KV cache memory" : e.error);
+        if (out.error.empty())  // unless the estimator's tokens at the replicated heads' bytes did not fit (above)
+          out.error = out.starts ? "" : (e.error.empty() ? "the weights and profiled peak leave no KV cache memory" : e.error);
         out.log_lines = e.log_lines;
         out.notes = e.notes;
         cap_concurrency(out, t.max_batch_size, "max_batch_size");
