@@ -17,7 +17,8 @@ void bind_check(pyb::module_& m) {
   m.def("_check", [](pyb::handle command, pyb::handle file, pyb::handle deployment, pyb::handle gpu,
                      pyb::handle gpus, pyb::handle model, pyb::handle require_concurrency,
                      pyb::handle require_context, pyb::handle format, pyb::handle gpu_memory, pyb::handle strict,
-                     pyb::handle engine_log, pyb::handle engine_version, pyb::handle weights) -> pyb::object {
+                     pyb::handle engine_log, pyb::handle engine_version, pyb::handle weights,
+                     pyb::handle gpu_used) -> pyb::object {
     const int given = !command.is_none() + !file.is_none() + !deployment.is_none();
     if (given != 1)
       throw InputError::value("check", std::to_string(given) + " sources",
@@ -66,6 +67,14 @@ void bind_check(pyb::module_& m) {
     if (!gpus.is_none()) o.gpus = count_arg(gpus, "gpus", 1);
     if (!model.is_none()) o.model = str_arg(model, "model");
     o.weight_bytes = opt_bytes_arg(weights, "weights");  // as `kvplan check --weights`
+    if (!gpu_used.is_none()) {
+      // As `kvplan check --gpu-used`: bytes, a size ("14.99GiB"), "@FILE", or a path to an
+      // nvidia-smi --query-gpu=memory.used,memory.total --format=csv file.
+      pyb::object p = pyb::reinterpret_borrow<pyb::object>(gpu_used);
+      if (pyb::hasattr(p, "__fspath__")) o.gpu_used = parse_gpu_used("@" + str_arg(p.attr("__fspath__")(), "gpu_used"), "gpu_used");
+      else if (pyb::isinstance<pyb::str>(p)) o.gpu_used = parse_gpu_used(py_text(p, "gpu_used"), "gpu_used");
+      else o.gpu_used = GpuUsed{bytes_arg(p, "gpu_used"), std::nullopt, "gpu_used " + std::to_string(bytes_arg(p, "gpu_used"))};
+    }
     o.require_concurrency = opt_tokens_arg(require_concurrency, "require_concurrency");
     o.require_context = opt_tokens_arg(require_context, "require_context");
     const CheckResult r = check_deployment(d, o);
@@ -74,5 +83,5 @@ void bind_check(pyb::module_& m) {
   }, pyb::kw_only(), "command"_a = pyb::none(), "file"_a = pyb::none(), "deployment"_a = pyb::none(),
      "gpu"_a = pyb::none(), "gpus"_a = pyb::none(), "model"_a = pyb::none(), "require_concurrency"_a = pyb::none(),
      "require_context"_a = pyb::none(), "format"_a = pyb::none(), "gpu_memory"_a = pyb::none(), "strict"_a = pyb::none(),
-     "engine_log"_a = pyb::none(), "engine_version"_a = pyb::none(), "weights"_a = pyb::none());
+     "engine_log"_a = pyb::none(), "engine_version"_a = pyb::none(), "weights"_a = pyb::none(), "gpu_used"_a = pyb::none());
 }

@@ -17,7 +17,7 @@ namespace {
 struct CheckCliOptions {
   std::vector<std::string> command;
   std::string file, gpu, gpu_file, gpu_memory, model, weights, format = "text";
-  std::string engine_log, engine_version;
+  std::string engine_log, engine_version, gpu_used;
   bool strict = false;
   std::optional<std::uint64_t> gpus;
   std::optional<std::uint64_t> require_concurrency;
@@ -55,6 +55,7 @@ int run_check(const CheckCliOptions& o) {
     if (o.require_concurrency && *o.require_concurrency == 0)
       throw InputError::value("--require-concurrency", "0", "a positive number of sequences");
     if (!o.weights.empty()) c.weight_bytes = parse_bytes(o.weights, "--weights");
+    if (!o.gpu_used.empty()) c.gpu_used = parse_gpu_used(o.gpu_used, "--gpu-used");
     if (!o.require_context.empty()) c.require_context = parse_tokens(o.require_context, "--require-context");
     std::error_code ec;
     if (!o.file.empty()) {
@@ -108,6 +109,9 @@ static void register_check(CLI::App& app, Runner& run) {
   cmd->add_option("--gpus", o->gpus, "GPU count (default: the deployment's, else tp x pp x dp)");
   cmd->add_option("--model", o->model, "the config kvplan reads (llama-server -m FILE.gguf: the file itself when it is there)");
   cmd->add_option("--weights", o->weights, "total weight bytes, replacing kvplan's count (e.g. 16GB)");
+  cmd->add_option("--gpu-used", o->gpu_used,
+                  "memory other processes hold on each GPU (14.99GiB, bytes), or @FILE: the output of "
+                  "nvidia-smi --query-gpu=memory.used,memory.total --format=csv");
   cmd->add_option("--require-concurrency", o->require_concurrency, "sequences of max-model-len tokens that must fit at once");
   cmd->add_option("--require-context", o->require_context, "tokens one request must be able to hold (32k, 131072)");
   cmd->add_option("--format", o->format, "text, json, github or junit")->capture_default_str();

@@ -208,7 +208,13 @@ BOOST_AUTO_TEST_CASE(engine_startup_validation) {
   // tp 4 splits the 4 KV heads; tp 16 on Llama-3.1-70B (64 heads, 8 KV heads) replicates each twice.
   BOOST_TEST(run("vllm serve Qwen/Qwen2.5-7B-Instruct -tp 4 --max-model-len 32768", "H100", 4).starts);
   BOOST_TEST(run("vllm serve meta-llama/Llama-3.1-70B -tp 16 --max-model-len 32768", "H100", 16).starts);
-  BOOST_TEST(run("trtllm-serve meta-llama/Llama-3.1-70B --tp_size 16 --max_seq_len 32768", "H100", 16).starts);
+  // TensorRT-LLM at tp 16 stores one whole KV head per rank where its estimator counts half: a
+  // release that allocates the estimator's max_tokens at the replicated bytes runs out of memory
+  // (NVIDIA/TensorRT-LLM#5872), one that caps the pool starts: UNCERTAIN, never PASS.
+  const auto trt16 = run("trtllm-serve meta-llama/Llama-3.1-70B --tp_size 16 --max_seq_len 32768", "H100", 16);
+  BOOST_TEST(!trt16.starts);
+  BOOST_TEST((trt16.verdict == Verdict::uncertain));
+  BOOST_TEST(trt16.reasons.at(0).find("exceeds the KV heads") != std::string::npos);
   // max_position_embeddings of Llama-3.1-8B is 131,072.
   auto longer = run("vllm serve meta-llama/Llama-3.1-8B --max-model-len 200000");
   BOOST_TEST(!longer.passed);
@@ -453,6 +459,31 @@ BOOST_AUTO_TEST_CASE(exit_code_over_several_outcomes) {
   o.strict = true;
   const auto strict = check_command(split_command_line("vllm serve meta-llama/Llama-3.1-8B --max-model-len 8192"), o);
   BOOST_TEST(all({&pass, &strict}) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(trtllm_estimate_uses_each_terms_typical_value) {
+  // kvplan's point estimate puts every term at its typical value (budget.h), never at the
+  // favourable end. A device of exactly 80 GiB (given) and --weights 16 GB make it hand-computable:
+  //   weights typical   16e9 + 16e9 / 256                       = 16,062,500,000
+  //   activation        8192 x (4 x 4096 + 2 x 14336) x 2 + 256 x 128,256 x 4 = 869,531,648
+  //                     (tests/test_memory_budget.cpp activation_peak_shared_with_planner)
+  //   non-torch         midpoint of 256 MiB .. 1.5 GiB          = 939,524,096
+  //   total - peak = 85,899,345,920 - 17,871,555,744 = 68,027,790,176 B
+  //   KV = 68,027,790,176 x 0.9 (free_gpu_memory_fraction) = 61,225,011,158 B
+  //   tokens = 61,225,011,158 // 131,072 (Llama-3.1-8B, bf16)    = 467,109
+  // The favourable end gives 475,132 and the unfavourable 454,018 the same way.
+  CheckOptions o;
+  Accelerator a;
+  a.name = "custom";
+  a.memory_bytes = a.memory_marketing_bytes = 80 * GiB;
+  a.memory_basis = "given by --gpu-memory";
+  o.device = a;
+  o.weight_bytes = 16'000'000'000ull;
+  const auto r = check_deployment(parse_launch_command(split_command_line("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192")), o);
+  BOOST_TEST(r.kv_cache_tokens_estimate == 467109u);
+  BOOST_TEST(r.kv_cache_tokens_favourable == 475132u);
+  BOOST_TEST(r.kv_cache_tokens == 454018u);
+  BOOST_TEST(r.kv_memory_estimate_bytes == 68027790176);  // total - peak, before the fraction
 }
 
 BOOST_AUTO_TEST_SUITE_END()

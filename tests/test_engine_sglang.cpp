@@ -84,6 +84,32 @@ BOOST_AUTO_TEST_CASE(deepseek_v3_cells) {
   BOOST_TEST(sglang_profile(m, o).page_size == 64u);
 }
 
+// DeepSeek-V3.2 (model_configs/deepseek-ai__DeepSeek-V3.2.json: 61 layers, kv_lora_rank 512,
+// qk_rope_head_dim 64, index_head_dim 128). SGLang's python/sglang/srt/server_args.py,
+// ServerArgs._set_default_nsa_kv_cache_dtype (main, v0.5.x): `--kv-cache-dtype auto` becomes
+// `"fp8_e4m3" if major >= 10 else "bfloat16"` for DeepSeek DSA/NSA, before the checkpoint is read.
+// mem_cache/memory_pool.py NSATokenToKVPool: the fp8 row is kv_cache_dim = 512 fp8 + 512 / 128 x 4
+// scale bytes + 64 bf16 rope = 656 B; the indexer key is always uint8 with scales, 128 + 4 = 132 B.
+BOOST_AUTO_TEST_CASE(deepseek_v32_nsa_default_dtype) {
+  auto m = load_model("deepseek-ai/DeepSeek-V3.2");
+  auto o = rest(40 * GiB, 163840);
+  o.blackwell = true;  // SM100: fp8 cells by default
+  auto b = sglang_profile(m, o);
+  BOOST_TEST(b.cell_size == 61u * (656 + 132));     // 48,068
+  BOOST_TEST(b.max_total_num_tokens == 893519u);    // 40 GiB // 48,068 (page 1)
+  o.blackwell = false;  // Hopper: bfloat16
+  BOOST_TEST(sglang_profile(m, o).cell_size == 61u * ((512 + 64) * 2 + 132));  // 78,324
+  o.kv_cache_dtype = "fp8_e4m3";  // an explicit dtype is kept on any GPU
+  BOOST_TEST(sglang_profile(m, o).cell_size == 48068u);
+  o.kv_cache_dtype = "bf16";
+  o.blackwell = true;
+  BOOST_TEST(sglang_profile(m, o).cell_size == 78324u);
+  // DeepSeek-V3 (no indexer) keeps the model dtype on Blackwell.
+  auto v3 = rest(40 * GiB, 163840);
+  v3.blackwell = true;
+  BOOST_TEST(sglang_profile(load_model("deepseek-ai/DeepSeek-V3"), v3).cell_size == 576u * 61 * 2);
+}
+
 BOOST_AUTO_TEST_CASE(gqa_replication_under_tp) {
   auto m = load_model("meta-llama/Llama-3.1-8B");
   auto o = rest(10 * GiB);

@@ -48,10 +48,37 @@ BOOST_AUTO_TEST_CASE(tp_estimator_and_attention_dp) {
   auto o = kv(10 * GiB);
   o.tp_size = 2;
   BOOST_TEST(trtllm_profile(m, o).bytes_per_token == 2u * 32 * (128 * 8 / 2) * 2);  // 65,536
-  o.tp_size = 16;  // the estimator's integer h x Hkv // tp = 64 values: half a head (under-counts)
-  BOOST_TEST(trtllm_profile(m, o).bytes_per_token == 2u * 32 * 64 * 2);
+  o.tp_size = 16;  // 8 KV heads over 16 ranks: one whole head per rank (ceil(8 / 16)), not the estimator's half
+  BOOST_TEST(trtllm_profile(m, o).bytes_per_token == 2u * 32 * 128 * 2);
   o.enable_attention_dp = true;  // tp taken as 1
   BOOST_TEST(trtllm_profile(m, o).bytes_per_token == 131072u);
+}
+
+// TensorRT-LLM's pool replicates a KV head when tp exceeds the KV heads.
+// NVIDIA/TensorRT-LLM@001541bad83b84ae4c5c4a279e464572d5f690f7,
+// tensorrt_llm/_torch/pyexecutor/resource_manager.py: KVCacheManager.__init__ (lines 233-237)
+// sets num_kv_heads_per_layer = (num_kv_heads + tp_size - 1) // tp_size; get_cache_bytes_per_token
+// is kv_factor * sum(num_kv_heads_per_layer) * head_dim, and calculate_max_num_blocks divides the
+// memory by it. Only the static estimator get_cache_size_per_token uses the flat
+// head_dim * num_key_value_heads // tp_size (half a head here).
+// Qwen3-235B-A22B-FP8 (model_configs/Qwen__Qwen3-235B-A22B-FP8.json): 94 layers, 4 KV heads,
+// head_dim 128, no kv_cache_scheme (bf16 cache).
+BOOST_AUTO_TEST_CASE(kv_head_replication_tp_above_kv_heads) {
+  auto m = load_model("Qwen/Qwen3-235B-A22B-FP8");
+  auto o = kv(40 * GiB, 32768);
+  o.tp_size = 4;  // one head per rank
+  const auto r4 = trtllm_profile(m, o);
+  BOOST_TEST(r4.bytes_per_token == 2u * 94 * 128 * 2);  // 48,128
+  BOOST_TEST(r4.max_tokens == 892405u);                 // 40 GiB // 48,128
+  o.tp_size = 8;  // still one whole head per rank: the same bytes and tokens as tp 4
+  const auto r8 = trtllm_profile(m, o);
+  BOOST_TEST(r8.bytes_per_token == 48128u);        // not the estimator's 2 x 94 x (128 x 4 // 8) x 2 = 24,064
+  BOOST_TEST(r8.max_tokens == 892405u);            // not 1,784,810
+  BOOST_TEST(r8.block_bytes == 48128u * 32);
+  bool noted = false;
+  for (const auto& n : r8.notes) noted = noted || n.find("24,064") != std::string::npos;
+  BOOST_TEST(noted);
+  for (const auto& n : r4.notes) BOOST_TEST(n.find("estimator counts") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(max_tokens_and_rounding) {

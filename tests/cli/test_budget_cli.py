@@ -276,6 +276,24 @@ try:
 finally:
     os.unlink(g.name)
 
+# --gpu-used: what other processes hold, as a size or nvidia-smi's CSV (@FILE). vLLM V1 refuses to
+# start when free memory is below utilization x total (gpu_worker.py init_device): 0.9 x 79 GiB
+# cannot be free beside 10 GiB.
+with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as g:
+    g.write("memory.used [MiB], memory.total [MiB]\n10240 MiB, 81559 MiB\n")
+try:
+    for used in ("10GiB", "@" + g.name):
+        rc, out, err = run("check", "--gpu", "H100", "--gpu-used", used, "--format", "json", "--", *LLAMA8B.split(),
+                           "--max-model-len", "8192")
+        doc = json.loads(out) if out.strip().startswith(("{", "[")) else {}
+        doc = doc[0] if isinstance(doc, list) else doc
+        check(f"--gpu-used {used}: FAIL naming other processes",
+              rc == 1 and any("other processes hold 10.00 GiB" in x for x in doc.get("reasons", [])), (rc, out[:300], err))
+    rc, out, err = run("check", "--gpu", "H100", "--gpu-used", "@/nonexistent.csv", "--", *LLAMA8B.split())
+    check("--gpu-used @missing", rc == 2 and "--gpu-used" in err, (rc, err))
+finally:
+    os.unlink(g.name)
+
 print(f"{passed} passed, {failed} failed")
 harness_passed, harness_failed = harness_counts()  # schema checks made by harness_run
 print(f"{harness_passed} schema checks passed, {harness_failed} failed")

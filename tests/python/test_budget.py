@@ -71,3 +71,20 @@ def test_engine_log_tokens_within_rounding():
                      gpu="A100-80GB", model="Qwen/Qwen2.5-7B-Instruct", engine_version="0.10.1.1",
                      engine_log=os.path.join(LOGS, "vllm_v1_a100-80gb_qwen2-7b_16k_gmu050.log"))
     assert r.verdict == "PASS" and r.kv_cache_tokens <= 464848 <= r.favourable.kv_cache_tokens
+
+
+def test_gpu_used_maps_as_the_cli_flag(tmp_path):
+    # kvplan check --gpu-used: bytes, a size, "@FILE" or a path to nvidia-smi's CSV, each the same
+    # figure. SGLang sizes from the free memory it probes, so 10 GiB elsewhere takes
+    # mem_fraction_static x 10 GiB // 131,072 B (Llama-3.1-8B) from the pool; the default fraction
+    # is 0.83-0.84 on an H100 (its reserved-memory heuristic; docs/engines.md "SGLang").
+    cmd = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8192"
+    base = kvplan.check(cmd, gpu="H100")
+    smi = tmp_path / "smi.csv"
+    smi.write_text("memory.used [MiB], memory.total [MiB]\n10240 MiB, 81559 MiB\n")
+    runs = [kvplan.check(cmd, gpu="H100", gpu_used=x) for x in (10 * 2**30, "10GiB", "@" + str(smi), smi)]
+    assert len({r.kv_cache_tokens for r in runs}) == 1
+    assert 0.83 * 81920 <= base.kv_cache_tokens - runs[0].kv_cache_tokens <= 0.84 * 81920  # 10 GiB = 81,920 tokens
+    assert any(t.name == "other processes" for t in runs[0].budget)
+    with pytest.raises(kvplan.KvplanError, match="gpu_used"):
+        kvplan.check(cmd, gpu="H100", gpu_used="lots")

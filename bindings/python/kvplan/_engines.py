@@ -142,7 +142,7 @@ def trtllm(model, *, tokens_per_block: Optional[Count] = None, free_gpu_memory_f
 
 def check(command=None, *, file=None, deployment=None, gpu=None, gpus=None, model=None,
           require_concurrency=None, require_context=None, format=None, gpu_memory=None, strict=None,
-          engine_log=None, engine_version=None, weights=None):
+          engine_log=None, engine_version=None, weights=None, gpu_used=None):
     """Check a deployment the way ``kvplan check`` does: does the engine start on these GPUs, and
     does it meet the requirements?
 
@@ -156,12 +156,15 @@ def check(command=None, *, file=None, deployment=None, gpu=None, gpus=None, mode
     `verdict` is "PASS", "UNCERTAIN" or "FAIL" (docs/engines.md, "The memory budget"); `strict`
     makes UNCERTAIN exit 1; `gpu_memory` ("20GiB" or bytes) replaces the device total;
     `engine_log` (a path) reads the engine's measured memory; `engine_version` picks the vLLM budget;
-    `weights` ("16GB" or bytes) replaces kvplan's count of the checkpoint, as ``--weights``.
+    `weights` ("16GB" or bytes) replaces kvplan's count of the checkpoint, as ``--weights``;
+    `gpu_used` is what other processes hold on each GPU, as ``--gpu-used``: bytes, a size
+    ("14.99GiB"), or an ``nvidia-smi --query-gpu=memory.used,memory.total --format=csv`` file (a
+    path, or "@FILE").
     """
     return _core._check(command=command, file=file, deployment=deployment, gpu=gpu, gpus=gpus, model=model,
                         require_concurrency=require_concurrency, require_context=require_context,
                         format=format, gpu_memory=gpu_memory, strict=strict, engine_log=engine_log,
-                        engine_version=engine_version, weights=weights)
+                        engine_version=engine_version, weights=weights, gpu_used=gpu_used)
 
 
 def _document(fn, engine):

@@ -54,6 +54,19 @@ std::string_view vllm_version_name(VllmBudgetVersion v);
 // Whether that vLLM's --kv-cache-dtype auto takes a ModelOpt checkpoint's kv_cache_quant_algo
 // (0.14 and later, "latest" and "": PR #30785, merged December 2025; VllmOptions).
 bool vllm_auto_kv_follows_checkpoint(std::string_view text);
+// Other processes on the GPU (kvplan check --gpu-used), by vLLM version:
+// - V1 0.8 and 0.9 (before PR #19312, "Reuse V0's memory_profiling util for gpu worker memory
+//   profiling", merged June 2025): determine_available_memory counted every byte the device had in
+//   use beyond torch's as non_torch_allocations, other processes included, and took it from
+//   utilization x total;
+// - V1 from 0.9 on (vllm/v1/worker/gpu_worker.py init_device at
+//   vllm-project/vllm@35d5cda123ec28581759b6d34cde8052314fb1e6): requested_memory = total x
+//   utilization, and "Free memory on device (F/T GiB) on startup is less than desired GPU memory
+//   utilization" refuses to start when free memory is below it; the KV budget is requested memory
+//   less this process's own (memory_profiling from the init snapshot), so others do not enter it.
+// 0.9 gets both (the PR landed during 0.9.x); V0 neither (memory_profiling's baseline since 0.6.4).
+bool vllm_budget_counts_other_processes(std::string_view text);
+bool vllm_refuses_short_free_memory(std::string_view text);
 
 struct BudgetInput {
   EngineKind engine = EngineKind::vllm;

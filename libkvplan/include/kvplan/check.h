@@ -32,6 +32,10 @@ struct CheckOptions {
   std::string engine_version;           // vLLM: "0.6.3", "0.10.1", "0.21", "latest" (default)
   std::optional<std::string> engine_log;  // the text of the engine's start-up log (--engine-log)
   std::string engine_log_source;        // its file name, for messages
+  // Memory other processes hold on each GPU (--gpu-used SIZE or @nvidia-smi-csv, hardware.h
+  // parse_gpu_used): replaces the catalog's band of other processes, and enters each engine's
+  // accounting where that engine sees it (docs/cli.md "kvplan check").
+  std::optional<GpuUsed> gpu_used;
 };
 
 // PASS: every requirement holds at the unfavourable end of the budget's band; FAIL: one fails

@@ -249,7 +249,10 @@ struct TrtllmWindow {
 };
 
 struct TrtllmResult {
-  std::uint64_t bytes_per_token = 0;
+  std::uint64_t bytes_per_token = 0;         // as the pool holds it: ceil(Hkv / tp) whole heads per rank
+  // As the estimator (KVCacheManager.get_cache_size_per_token) counts it, h x Hkv // tp: below
+  // bytes_per_token once tp exceeds the KV heads.
+  std::uint64_t estimator_bytes_per_token = 0;
   std::uint64_t block_bytes = 0;             // one block, all layers of the rank
   std::uint64_t kv_memory_bytes = 0;
   std::uint64_t max_tokens = 0;

@@ -66,6 +66,20 @@ MemoryBand runtime_memory_band(const Accelerator& a);
 // desktop applications, the OS on unified memory): [0, high], with where the high end was seen.
 MemoryBand other_processes_band(const Accelerator& a);
 
+// What other processes hold on the device, as `kvplan check --gpu-used` reads it: a size ("14.99GiB",
+// "15360MiB", bytes) or "@FILE", the output of
+// `nvidia-smi --query-gpu=memory.used,memory.total --format=csv` (with or without `nounits`; the
+// header names the columns and their unit, one row per GPU). From a file the most used GPU counts
+// (every rank of a TP group must fit) and its memory.total is kept to compare with the GPU checked.
+struct GpuUsed {
+  std::uint64_t used_bytes = 0;              // per GPU
+  std::optional<std::uint64_t> total_bytes;  // the file's memory.total of that GPU
+  std::string basis;                         // "--gpu-used 14.99GiB" or "nvidia-smi FILE: ..."
+};
+GpuUsed parse_gpu_used(std::string_view text, std::string_view what = "--gpu-used");
+// The CSV text itself; `source` names it in messages.
+GpuUsed read_nvidia_smi_memory_csv(std::string_view csv, std::string_view source);
+
 // Which capacity a count of devices is measured against.
 enum class CapacityBasis {
   device,     // memory_bytes, what the runtime reports (what plans use)

@@ -179,11 +179,13 @@ StateShape state_shape(const LayerCache& c, std::uint64_t tp = 1);
 
 // How an engine divides a K (or V) row over tensor-parallel ranks.
 enum class HeadSplit {
-  // Whole heads per rank, at least one (replicated when tp > heads): kvplan, vLLM, SGLang.
+  // Whole heads per rank, at least one (replicated when tp > heads): kvplan, vLLM, SGLang and
+  // TensorRT-LLM's KVCacheManager pool (ceil(Hkv / tp) heads per rank).
   per_rank_heads,
   // One flat row of heads x head_dim values divided by tp, rounded down (TensorRT-LLM's
-  // estimator `h * Hkv // tp`); with tp = 1 it is one row over all heads (llama.cpp's
-  // n_embd_k_gqa rows, which matter for block-quantised cache types).
+  // estimator `h * Hkv // tp`, which its KVCacheManager's pool does not follow when tp > Hkv);
+  // with tp = 1 it is one row over all heads (llama.cpp's n_embd_k_gqa rows, which matter for
+  // block-quantised cache types).
   flat_row,
 };
 

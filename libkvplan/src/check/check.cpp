@@ -329,6 +329,24 @@ CheckResult begin_check_result(const Deployment& d, const CheckOptions& o) {
                                          "nvidia.com/gpu.product node selector");
   return r;
 }
+
+MemoryBand others_on_device(const Accelerator& acc, const CheckOptions& o, CheckResult& r) {
+  if (!o.gpu_used) return other_processes_band(acc);
+  const GpuUsed& g = *o.gpu_used;
+  if (g.total_bytes && acc.memory_bytes) {
+    // nvidia-smi's memory.total is the runtime's total in MiB (81,559 MiB on an H100-SXM-80GB):
+    // a file from another kind of GPU would judge this one with the wrong neighbours.
+    const double ratio = static_cast<double>(*g.total_bytes) / static_cast<double>(acc.memory_bytes);
+    if (ratio < 0.97 || ratio > 1.03)
+      throw InputError::value("--gpu-used", g.basis,
+                              "an nvidia-smi file from the GPU checked: its memory.total is " + format_gib(*g.total_bytes) + " but " +
+                                  acc.name + " has " + format_gib(acc.memory_bytes) + " (give --gpu, or --gpu-used SIZE)");
+  }
+  if (g.used_bytes >= acc.memory_bytes && acc.memory_bytes)
+    throw InputError::value("--gpu-used", format_gib(g.used_bytes), "less than the GPU's " + format_gib(acc.memory_bytes));
+  r.notes.push_back("other processes hold " + format_gib(g.used_bytes) + " on each GPU (" + g.basis + ")");
+  return {g.used_bytes, g.used_bytes, "other processes: " + format_gib(g.used_bytes) + " (" + g.basis + ")", g.used_bytes};
+}
 }  // namespace detail
 
 CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
@@ -402,6 +420,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
   }
   if (!wb.unknown.empty()) throw InputError::unknown_weights(m.name, wb.unknown, "--weights");
   const bool blackwell = is_blackwell(acc);
+  const MemoryBand others = detail::others_on_device(acc, o, r);
 
   // The engine's own measurements, when a start-up log is given.
   std::optional<EngineLogFigures> logf;
@@ -465,6 +484,11 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
     }
   };
   EngineBudget budget;
+  // --gpu-used as a term of the budget, where the engine's own accounting takes it from the KV
+  // cache (`source` says how); a term the evaluation below reads by name ("other processes").
+  auto push_others = [&](const std::string& source) {
+    if (o.gpu_used) budget.terms.push_back({"other processes", others.low, others.high, "given (--gpu-used)", source});
+  };
   // typical_point: evaluate at every term's typical value (kvplan's point estimate, never a verdict).
   bool typical_point = false;
   auto device_at = [&](bool fav) { return typical_point ? typical_of(budget.device) : fav ? budget.device.high : budget.device.low; };
@@ -563,6 +587,12 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       bin.sampler_seqs = std::min<std::uint64_t>(max_num_seqs ? max_num_seqs : default_seqs, bin.max_num_batched_tokens);
       bin.enforce_eager = launch.enforce_eager;
       budget = engine_budget(m, bin);
+      // Other processes (--gpu-used), as the version's gpu_worker sees them (budget.h).
+      const bool others_in_budget = bin.vllm_version != VllmBudgetVersion::v0 && vllm_budget_counts_other_processes(o.engine_version);
+      const bool free_check = o.gpu_used && bin.vllm_version != VllmBudgetVersion::v0 && vllm_refuses_short_free_memory(o.engine_version);
+      if (others_in_budget)
+        push_others("vllm/v1/worker/gpu_worker.py determine_available_memory before PR #19312 (0.8, 0.9): the device's used memory "
+                    "beyond torch's counted as non-torch, other processes included");
       if (bool_flag(f, "--enable-lora")) {
         // vLLM preallocates max_loras adapter slots of rank max_lora_rank on the GPU for every
         // linear layer (vllm/lora/layers: lora_a_stacked / lora_b_stacked, in the model dtype):
@@ -598,7 +628,6 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
                                      : checked_product({6, bin.sampler_seqs, m.dims.vocab_size, 4}, "sampler warm-up");
         const BudgetTerm* act = budget.find("activation peak");
         const std::uint64_t act_low = act ? act->low : 0;
-        const MemoryBand others = other_processes_band(acc);
         outside_util = v.gpu_memory_utilization;
         // The graphs' size where the log states it ("Estimated CUDA graph memory", "CUDA graph pool
         // memory: X GiB (actual)"), else 0.06-3 GiB (2.44 GiB actual for Qwen3-8B, dariustanrd/tokenkaki).
@@ -615,12 +644,12 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
                        (warmup ? ", the sampler warm-up (" + format_count(bin.sampler_seqs, "request") + ")" : "") +
                        (others.high ? ", " + others.basis : "");
       }
-      evaluate = [&, v, auto_fit, draft_layers, max_num_seqs](bool fav) {
+      evaluate = [&, v, auto_fit, draft_layers, max_num_seqs, others_in_budget, free_check](bool fav) {
         VllmOptions x = v;
         x.gpu_memory_bytes = device_at(fav);
         x.weights_bytes = checked_add(term_at("weights", fav), term_at("LoRA adapter slots", fav));
         x.activation_peak_bytes = term_at("activation peak", fav);
-        x.non_torch_bytes = term_at(budget.terms.size() > 2 ? budget.terms[2].name : "", fav);
+        x.non_torch_bytes = checked_add(term_at(budget.terms.size() > 2 ? budget.terms[2].name : "", fav), term_at("other processes", fav));
         x.cudagraph_bytes = term_at("CUDA graphs", fav);
         if (logf && logf->available_kv_bytes && !x.kv_cache_memory_bytes) x.available_kv_bytes = fav ? logf->available_kv_bytes->high : logf->available_kv_bytes->low;
         if (logf && logf->gpu_blocks) x.num_gpu_blocks_override = logf->gpu_blocks;  // the exact count beats the rounded GiB
@@ -668,6 +697,28 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         out.error = e.error;
         out.log_lines = e.log_lines;
         out.notes = e.notes;
+        if (others_in_budget && !out.starts)
+          out.error += (out.error.empty() ? "" : "; ") + std::string("other processes hold ") + format_gib(others.high) +
+                       " (--gpu-used), which this vLLM's profiler counts as its own non-torch memory (V1 before PR #19312)";
+        if (free_check) {
+          // gpu_worker.py init_device: the snapshot after the CUDA context and NCCL must show at
+          // least requested_memory = total x utilization free, whatever the KV cache would get.
+          const std::uint64_t context = typical_point ? 512 * MiB : fav ? 256 * MiB : 768 * MiB;
+          const std::uint64_t held = checked_add(others.high, context);
+          const std::uint64_t free = x.gpu_memory_bytes > held ? x.gpu_memory_bytes - held : 0;
+          if (static_cast<double>(free) < static_cast<double>(usable)) {
+            out.starts = false;
+            out.weights_exceed = false;
+            out.error = "other processes hold " + format_gib(others.high) + " (--gpu-used): free memory on device (" + format_gib(free) + "/" +
+                        format_gib(x.gpu_memory_bytes) + " with the CUDA context) on startup is less than desired GPU memory utilization (" +
+                        format_fixed(x.gpu_memory_utilization, 2) + ", " + format_gib(usable) + ")";
+            out.log_lines.push_back("ValueError: Free memory on device (" + format_fixed(static_cast<double>(free) / static_cast<double>(GiB), 2) + "/" +
+                                    format_fixed(static_cast<double>(x.gpu_memory_bytes) / static_cast<double>(GiB), 2) +
+                                    " GiB) on startup is less than desired GPU memory utilization (" + format_fixed(x.gpu_memory_utilization, 2) +
+                                    ", " + format_fixed(static_cast<double>(usable) / static_cast<double>(GiB), 2) +
+                                    " GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.");
+          }
+        }
         if (max_num_seqs) cap_concurrency(out, max_num_seqs, "--max-num-seqs");
         out.engine_result = std::move(e);
         return out;
@@ -704,11 +755,14 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       bin.weights_bytes = weights_per_gpu;
       bin.tp = tp;
       budget = engine_budget(m, bin);
+      push_others("python/sglang/srt/model_executor/model_runner.py: the free memory probed at start-up (get_available_gpu_memory) "
+                  "excludes what other processes hold; mem_fraction_static applies to it");
       if (logf) measured("weights", logf->weights_bytes);
       evaluate = [&, s](bool fav) {
         SglangOptions x = s;
         x.gpu_memory_bytes = device_at(fav);
-        const std::uint64_t before = checked_add(term_at("CUDA context", fav), term_at("NCCL buffers", fav));
+        const std::uint64_t before = checked_add(checked_add(term_at("CUDA context", fav), term_at("NCCL buffers", fav)),
+                                                 term_at("other processes", fav));
         x.free_before_bytes = x.gpu_memory_bytes > before ? x.gpu_memory_bytes - before : 0;
         x.weights_bytes = term_at("weights", fav);
         if (logf && logf->kv_tokens) {
@@ -772,6 +826,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       bin.llama_ctx = e.n_ctx;
       bin.llama_flash_attn = l.flash_attn;
       budget = engine_budget(m, bin);
+      push_others("llama.cpp allocates the model, KV and compute buffers on the device: what other processes hold is not there to take");
       // The layer split spreads weights, cache and compute over the GPUs: compared in total.
       if (logf) {
         if (logf->llama_model_bytes) measured("weights", ByteBand{logf->llama_model_bytes->low / n_gpus, ceil_div(logf->llama_model_bytes->high, n_gpus)});
@@ -782,7 +837,7 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         std::uint64_t cache = e.total_bytes;
         if (logf && logf->llama_kv_bytes) cache = fav ? logf->llama_kv_bytes->low : logf->llama_kv_bytes->high;
         const std::uint64_t fixed = checked_mul(n_gpus, checked_add(checked_add(term_at("weights", fav), term_at("compute buffer", fav)),
-                                                                     term_at("CUDA context", fav)));
+                                                                     checked_add(term_at("CUDA context", fav), term_at("other processes", fav))));
         const std::uint64_t have = checked_mul(n_gpus, device_at(fav));
         const std::uint64_t need = checked_add(fixed, cache);
         out.starts = need <= have;
@@ -823,12 +878,16 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       bin.tp = tp;
       bin.max_num_batched_tokens = max_num_tokens;
       budget = engine_budget(m, bin);
+      push_others("tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator: the profiled peak adds the device's used memory beyond "
+                  "torch's (total - free, other processes included) before (total - peak) x free_gpu_memory_fraction");
       if (logf) measured("weights", logf->weights_bytes);
       evaluate = [&, t](bool fav) {
         TrtllmOptions x = t;
         x.gpu_memory_bytes = device_at(fav);
         std::uint64_t peak = 0;
-        for (const auto& term : budget.terms) peak = checked_add(peak, fav ? term.low : term.high);
+        // Every term at the evaluated point: its low end (favourable), high end (unfavourable), or
+        // its typical value for kvplan's estimate (never the favourable end passed off as typical).
+        for (const auto& term : budget.terms) peak = checked_add(peak, term_at(term.name, fav));
         TrtllmResult pre = trtllm_profile(m, x);  // for the Mamba slots
         peak = checked_add(peak, pre.mamba_bytes);
         const bool fits = peak < x.gpu_memory_bytes;
@@ -843,13 +902,35 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         TrtllmResult e = trtllm_profile(m, x);
         Outcome out;
         out.starts = e.starts && (fits || x.kv_memory_bytes.has_value());
+        if (!fav && !typical_point && out.starts && !x.kv_memory_bytes && e.estimator_bytes_per_token &&
+            e.estimator_bytes_per_token < e.bytes_per_token) {
+          // tp > KV heads: the estimator sized max_tokens with h x Hkv // tp bytes a token, and a
+          // release whose KV manager allocates that many tokens at the replicated heads' bytes
+          // needs bytes_per_token / estimator bytes times the memory (TensorRT-LLM 1.0.0rc1-rc3,
+          // Qwen3-235B-A22B-FP8 at tp 8: "insufficient GPU memory ... KV cache",
+          // https://github.com/NVIDIA/TensorRT-LLM/issues/5872). The current manager caps the tokens
+          // at fraction x free / get_cache_bytes_per_token instead: the favourable end.
+          const double need = static_cast<double>(e.kv_memory_bytes) / static_cast<double>(e.estimator_bytes_per_token) *
+                              static_cast<double>(e.bytes_per_token);
+          const double room = static_cast<double>(x.gpu_memory_bytes - x.peak_bytes);
+          if (need > room) {
+            out.starts = false;
+            out.error = "tp " + std::to_string(t.tp_size) + " exceeds the KV heads: the estimator counts " +
+                        format_count(e.estimator_bytes_per_token, "byte") + " a token where each rank stores " +
+                        format_count(e.bytes_per_token, "byte") + " (replicated heads), so a KV manager that allocates the estimator's " +
+                        "max_tokens needs " + format_gib(static_cast<std::uint64_t>(need)) + " of the " +
+                        format_gib(static_cast<std::uint64_t>(room)) + " left (TensorRT-LLM 1.0 release candidates ran out of memory "
+                        "here: NVIDIA/TensorRT-LLM#5872; releases that cap the pool at the replicated bytes start)";
+          }
+        }
         out.kv_memory = x.kv_memory_bytes ? static_cast<std::int64_t>(e.kv_memory_bytes) : signed_of(x.gpu_memory_bytes, peak);
         out.weights_exceed = !x.kv_memory_bytes && term_at("weights", fav) >= x.gpu_memory_bytes;
         out.kv_tokens = e.max_tokens;
         out.context = e.max_seq_len;
         out.max_concurrency = e.max_concurrency;
         out.max_fitting_context = e.max_seq_len;
-        out.error = out.starts ? "" : (e.error.empty() ? "the weights and profiled peak leave no KV cache memory" : e.error);
+        if (out.error.empty())  // unless the estimator's tokens at the replicated heads' bytes did not fit (above)
+          out.error = out.starts ? "" : (e.error.empty() ? "the weights and profiled peak leave no KV cache memory" : e.error);
         out.log_lines = e.log_lines;
         out.notes = e.notes;
         cap_concurrency(out, t.max_batch_size, "max_batch_size");

@@ -101,14 +101,14 @@ CheckResult check_ollama(const Deployment& d, const CheckOptions& o) {
   // the driver and other processes hold (0.4 GiB on idle RTX 4090s: total="23.6 GiB"
   // available="23.2 GiB", ollama/ollama PR #6279).
   const MemoryBand band = runtime_memory_band(acc);
-  const MemoryBand others = other_processes_band(acc);
+  const MemoryBand others = others_on_device(acc, o, r);  // --gpu-used, else the card's band
   const std::uint64_t reserve = 512 * MiB;
   const std::uint64_t free_low = band.low > others.high + reserve ? band.low - others.high - reserve : 0;
-  const std::uint64_t free_high = band.high;
+  const std::uint64_t free_high = band.high > others.low ? band.high - others.low : 0;
   r.device_low_bytes = free_low;
   r.device_high_bytes = free_high;
-  r.device_basis = band.basis + "; free memory as Ollama discovers it: less 0 to " + format_gib(others.high + reserve) +
-                   " held by the driver and other processes";
+  r.device_basis = band.basis + "; free memory as Ollama discovers it: less " + format_gib(others.low) + " to " +
+                   format_gib(others.high + reserve) + " held by the driver and other processes";
 
   auto run = [&](std::uint64_t free) {
     OllamaOptions y = x;

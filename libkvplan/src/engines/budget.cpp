@@ -77,6 +77,19 @@ bool vllm_auto_kv_follows_checkpoint(std::string_view text) {
   return major > 0 || minor >= 14;
 }
 
+bool vllm_budget_counts_other_processes(std::string_view text) {
+  if (text.empty() || text == "latest" || text == "v0" || text == "V0") return false;
+  const auto [major, minor] = vllm_major_minor(text);
+  return major == 0 && (minor == 8 || minor == 9);
+}
+
+bool vllm_refuses_short_free_memory(std::string_view text) {
+  if (text.empty() || text == "latest") return true;
+  if (text == "v0" || text == "V0") return false;
+  const auto [major, minor] = vllm_major_minor(text);
+  return major > 0 || minor >= 9;
+}
+
 std::string_view vllm_version_name(VllmBudgetVersion v) {
   switch (v) {
     case VllmBudgetVersion::v0: return "vLLM V0 (before 0.8, or VLLM_USE_V1=0)";

@@ -38,8 +38,21 @@ SglangResult sglang_profile(const ModelSpec& m, const SglangOptions& o) {
     r.notes.push_back("--context-length not given: the config's maximum length, " + format_count(r.context_length, "token") +
                       " (SGLang's default)");
   Dtype kvd = sglang_kv_dtype(m, o.kv_cache_dtype);
-  if (o.kv_cache_dtype == "auto")
+  // DeepSeek DSA/NSA (an MLA layer with the indexer): server_args rewrites "auto" before the
+  // model runner reads the checkpoint, to fp8_e4m3 on SM >= 10 and bfloat16 below
+  // (ServerArgs._set_default_nsa_kv_cache_dtype: `"fp8_e4m3" if major >= 10 else "bfloat16"`).
+  bool nsa = false;
+  for (const auto& l : m.layers)
+    for (const auto& c : l.mixers)
+      if (const auto* x = std::get_if<Mla>(&c); x && x->index_head_dim) nsa = true;
+  if (o.kv_cache_dtype == "auto" && nsa) {
+    kvd = o.blackwell ? Dtype::fp8_e4m3 : Dtype::bf16;
+    r.notes.push_back(std::string("DeepSeek DSA/NSA model: SGLang sets --kv-cache-dtype ") +
+                      (o.blackwell ? "fp8_e4m3 (SM100+: 656-byte MLA cells plus the indexer's 132)"
+                                   : "bfloat16 (below SM100; fp8_e4m3 on Blackwell)"));
+  } else if (o.kv_cache_dtype == "auto") {
     if (const auto ck = checkpoint_kv_cache_dtype(m, EngineKind::sglang, &r.notes)) kvd = *ck;
+  }
   const std::uint64_t e = row_bytes(kvd, 1);
   const bool has_mla = m.has_kind("mla");
 

@@ -47,7 +47,8 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
 
   // Attention layers on the largest PP stage, in order, with their per-token bytes.
   struct AttnLayer {
-    std::uint64_t bytes = 0;
+    std::uint64_t bytes = 0;            // as the pool holds it
+    std::uint64_t estimator_bytes = 0;  // as the estimator counts it
   };
   std::vector<AttnLayer> attn;
   std::uint64_t conv_state = 0, ssm_state = 0;
@@ -59,11 +60,15 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
         [&](const auto& c) {
           using T = std::decay_t<decltype(c)>;
           if constexpr (std::is_same_v<T, Attention>) {
-            // The estimator's integer h * Hkv // tp (not the one replicated head when tp > Hkv).
-            attn.push_back({attention_row_bytes(c, kvd, kvd, tp, HeadSplit::flat_row)
-                                .total_bytes()});
+            // The pool as KVCacheManager allocates it: ceil(Hkv / tp) whole heads per rank
+            // (num_kv_heads_per_layer, get_cache_bytes_per_token), one replicated head when
+            // tp > Hkv. The estimator's flat h * Hkv // tp (get_cache_size_per_token) is kept
+            // beside it only to say when the two differ.
+            attn.push_back({attention_row_bytes(c, kvd, kvd, tp, HeadSplit::per_rank_heads).total_bytes(),
+                            attention_row_bytes(c, kvd, kvd, tp, HeadSplit::flat_row).total_bytes()});
           } else if constexpr (std::is_same_v<T, Mla>) {
-            attn.push_back({mla_row_bytes(c, kvd, /*with_indexer=*/false)});
+            const std::uint64_t row = mla_row_bytes(c, kvd, /*with_indexer=*/false);
+            attn.push_back({row, row});
           } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                std::is_same_v<T, ShortConv>) {
             const StateBytes sb = state_bytes(mixer, StateOptions{serving_dtype(m), ssm_dt, o.tp_size, 0});
@@ -88,14 +93,18 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
   if (o.pp_size > 1) r.notes.push_back("pipeline parallel: the largest stage holds " + std::to_string(stage_layers) + " attention layers");
   // Each stage holds a contiguous share; the estimator's per-token bytes use L_pp.
   std::vector<AttnLayer> stage(attn.begin(), attn.begin() + static_cast<std::ptrdiff_t>(stage_layers));
-  for (const auto& a : stage) r.bytes_per_token = checked_add(r.bytes_per_token, a.bytes, "TRT-LLM bytes per token");
-  // h x Hkv // tp is 0 once tp exceeds the KV row: no real TP degree does that (the engine
-  // refuses TP that does not divide the heads); an error here, never a division by zero below.
-  if (r.bytes_per_token == 0 && stage.empty())
-    throw UnsupportedArchitecture::field(m.source, m.model_type, "layers", "TensorRT-LLM: no attention layer holds a KV cache");
-  if (r.bytes_per_token == 0)
-    throw InputError::value("TensorRT-LLM --tp_size", std::to_string(o.tp_size),
-                            "a degree that leaves each rank part of a KV head (at most the KV heads x head size)");
+  std::uint64_t estimator_bytes = 0;
+  for (const auto& a : stage) {
+    r.bytes_per_token = checked_add(r.bytes_per_token, a.bytes, "TRT-LLM bytes per token");
+    estimator_bytes = checked_add(estimator_bytes, a.estimator_bytes, "TRT-LLM estimator bytes per token");
+  }
+  r.estimator_bytes_per_token = estimator_bytes;
+  // tp > KV heads (or tp not dividing them): every rank stores ceil(Hkv / tp) whole heads, while
+  // the estimator's flat h * Hkv // tp counts a fraction; the pool per token is the larger figure.
+  if (estimator_bytes < r.bytes_per_token)
+    r.notes.push_back("tp " + std::to_string(tp) + " does not split the KV heads evenly: each rank stores ceil(KV heads / tp) whole heads, " +
+                      format_count(r.bytes_per_token, "byte") + " per token, where TensorRT-LLM's estimator counts " +
+                      format_count(estimator_bytes, "byte") + " (h x Hkv // tp); kvplan sizes the pool with the larger figure");
   r.block_bytes = checked_mul(r.bytes_per_token, tpb);
   if (conv_state || ssm_state) {
     const std::uint64_t slots = checked_mul(o.max_batch_size, o.pp_size);
@@ -115,7 +124,7 @@ TrtllmResult trtllm_profile(const ModelSpec& m, const TrtllmOptions& o) {
                           format_fixed(static_cast<double>(o.peak_bytes) / static_cast<double>(GiB), 2) +
                           " GiB, available KV cache memory when calculating max tokens: " +
                           format_fixed(mem / static_cast<double>(GiB), 2) + " GiB, fraction is set " +
-                          format_fixed(o.free_gpu_memory_fraction, 2) + ", kv size is " + std::to_string(r.bytes_per_token));
+                          format_fixed(o.free_gpu_memory_fraction, 2) + ", kv size is " + std::to_string(estimator_bytes));
   }
   if (mem < 0) mem = 0;
   const bool vswa = !o.max_attention_window.empty();
