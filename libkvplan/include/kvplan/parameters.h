@@ -53,6 +53,9 @@ struct ParameterCounts {
   // depends on it: plan, sweep and check refuse to run without --weights while it is set.
   std::string unknown_reason;
   std::vector<WeightTensor> tensors; // the inventory the counts (and weight_bytes) are built from
+  // Multimodal encoders the config declares and the count includes ("vision_config",
+  // "audio_config"): an engine that profiles them before sizing its cache needs their peak.
+  std::vector<std::string> encoders;
 };
 
 }  // namespace kvplan

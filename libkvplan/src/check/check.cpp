@@ -526,6 +526,19 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       for (const auto& n : launch.notes) r.notes.push_back(n);
       // Expert parallelism (vLLM FusedMoE with --enable-expert-parallel): the routed experts are split
       // over EP = tp x dp ranks; everything else is split over tp (and replicated per DP rank).
+      // profile_run feeds a multimodal encoder its largest dummy inputs (every item the prompt
+      // limits allow, each at the processor's most tokens) before the KV cache is sized; kvplan has
+      // no rule for that peak. Qwen2.5-VL-3B at 0.3 of an A100-80GB found no KV memory where the
+      // text model leaves 12-17 GiB (vllm-project/vllm#18124). --limit-mm-per-prompt and
+      // --language-model-only are unmodelled flags of their own (the table's why).
+      if (!m.params.encoders.empty() && !f.has("--limit-mm-per-prompt") && !f.has("--language-model-only")) {
+        std::string names;
+        for (const auto& e : m.params.encoders) names += (names.empty() ? "" : ", ") + e;
+        const std::string term = "the multimodal encoder's profiling run (" + names + ")";
+        unmodelled.push_back(term);
+        unmodelled_why[term] = "vLLM profiles the encoder with its largest dummy inputs before the KV cache is allocated; "
+                               "kvplan has no rule for that activation peak (vllm-project/vllm#18124)";
+      }
       const bool ep = bool_flag(f, "--enable-expert-parallel");
       weights_per_gpu = ep ? checked_add(ceil_div(wb.non_experts, checked_mul(tp, pp, kTpPp)), ceil_div(wb.experts, gpu_count(tp, pp, dp)))
                            : ceil_div(wb.total, checked_mul(tp, pp, kTpPp));

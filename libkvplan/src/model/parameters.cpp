@@ -393,6 +393,8 @@ void fill_parameters(const ConfigView& cfg, ModelSpec& m, const Family* family) 
     if (!counted)
       m.params.unknown_reason = "model_type " + m.model_type + ": the config has an encoder (" + e.key + ")" +
                                 " but kvplan has no rule for that encoder, so the weights would be counted low";
+    else
+      m.params.encoders.emplace_back(e.key);
   }
   try {
     sum_up(m);
