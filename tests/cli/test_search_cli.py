@@ -6,6 +6,7 @@ to what `kvplan check` prints for its launch command, the chosen command passing
 Run: /usr/bin/python3 test_search_cli.py <kvplan>"""
 import json
 import os
+import shlex
 import tempfile
 
 from _harness import SRC, check, finish, run  # noqa: E402
@@ -71,4 +72,21 @@ p = run(*BASE, "--shard", "4/3")
 check("--shard 4/3 is bad usage", p.returncode == 2 and "--shard" in p.stderr, p.stderr)
 p = run(*BASE)
 check("text output names the chosen launch command", p.returncode == 0 and doc["chosen"]["launch_command"] in p.stdout, p.stdout)
+# docs/search.md: every `$ kvplan search ...` console block prints what the binary prints (run from the
+# source tree, where the example's price file is), and its chosen command passes kvplan check.
+lines = open(os.path.join(SRC, "docs", "search.md"), encoding="utf-8").read().split("\n")
+examples = 0
+for i, line in enumerate(lines):
+    if line == "```console" and lines[i + 1].startswith("$ kvplan search "):
+        end = lines.index("```", i + 1)
+        want = "\n".join(lines[i + 2:end]) + "\n"
+        got = run(*shlex.split(lines[i + 1][len("$ kvplan "):]), cwd=SRC)
+        examples += 1
+        check(f"docs/search.md:{i + 2} example output is the binary's", got.returncode == 0 and got.stdout == want,
+              got.stderr + got.stdout)
+check("docs/search.md has its worked examples", examples == 2, examples)
+for line in lines:
+    if line.startswith("kvplan check --gpu H100 -- vllm serve"):
+        c = run(*shlex.split(line[len("kvplan "):]))
+        check("docs/search.md's chosen command passes kvplan check", c.returncode == 0, c.stdout + c.stderr)
 finish()
