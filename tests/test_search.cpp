@@ -191,6 +191,38 @@ BOOST_AUTO_TEST_CASE(round_robin_replicas_scale_goodput) {
   BOOST_TEST(alone.at("ttft_s").get<double>() > 2.0);
 }
 
+// A trace's arrivals are scaled to the target rate: 60 requests one second apart at a target of
+// 10 req/s are 60 requests 0.1 s apart (scale (60 - 1) / (10 x 59 s) = 0.1), so each candidate's
+// outcome is that of the trace written 0.1 s apart without a target.
+BOOST_AUTO_TEST_CASE(trace_arrivals_scale_to_the_target_rate) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kvplan_search_trace_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write_trace = [&](const std::string& name, double gap) {
+    std::ofstream f(dir / name);
+    for (int i = 0; i < 60; ++i)
+      f << "{\"arrival_s\": " << i * gap << ", \"prompt_tokens\": " << 256 + 8 * i << ", \"output_tokens\": 64}\n";
+    return (dir / name).string();
+  };
+  SearchStudy s = small_study();
+  s.workload_spec.clear();
+  s.trace_path = write_trace("slow.jsonl", 1.0);
+  s.target_rate = 10;
+  SearchStudy fast = s;
+  fast.trace_path = write_trace("fast.jsonl", 0.1);
+  fast.target_rate = 0;
+  const SearchStudy a = make_search_study(s), b = make_search_study(fast);
+  for (std::size_t i : {0u, 3u, 9u}) {
+    const json x = evaluate_search_candidate(a, i), y = evaluate_search_candidate(b, i);
+    BOOST_TEST(x.dump() == y.dump());
+    BOOST_TEST(x.at("requests").get<std::uint64_t>() == 60u);
+  }
+  // A target rate for a trace whose arrivals span no time is refused.
+  { std::ofstream f(dir / "once.jsonl"); f << "{\"arrival_s\": 0, \"prompt_tokens\": 8, \"output_tokens\": 8}\n"; }
+  s.trace_path = (dir / "once.jsonl").string();
+  BOOST_CHECK_EXCEPTION(evaluate_search_candidate(make_search_study(s), 0), InputError, HasMessage({"--target-rate"}));
+  std::filesystem::remove_all(dir);
+}
+
 // The Pareto set and the choice from outcomes written by hand: a (1 GPU, goodput 5), b (2 GPUs, 4:
 // dominated by a) and c (3 GPUs, 6). Without prices the cost axis is the GPU count.
 BOOST_AUTO_TEST_CASE(pareto_and_choice_by_cost_then_goodput) {

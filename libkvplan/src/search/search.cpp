@@ -65,8 +65,8 @@ std::vector<SimRequest> fleet_requests(const SearchStudy& s) {
     reqs = load_trace(s.trace_path);
     std::stable_sort(reqs.begin(), reqs.end(), [](const SimRequest& a, const SimRequest& b) { return a.arrival_s < b.arrival_s; });
     if (s.target_rate > 0) {
-      const double span = reqs.back().arrival_s - reqs.front().arrival_s;
-      if (reqs.size() < 2 || !(span > 0))
+      const double span = reqs.size() < 2 ? 0.0 : reqs.back().arrival_s - reqs.front().arrival_s;
+      if (!(span > 0))
         throw InputError::value("--target-rate", "with a trace whose arrivals span no time",
                                 "a trace with at least two distinct arrival times, or no --target-rate");
       const double t0 = reqs.front().arrival_s;
