@@ -17,6 +17,7 @@ struct SearchCliOptions {
   double slo_ttft = 0, slo_tpot = 0, slo_e2e = 0, slo_percentile = 0.9, target_rate = 0;
   std::uint64_t max_tp = 8, max_replicas = 8;
   bool json = false;
+  std::string study_option;  // a study option given (with --merge: an error, the study is in the files)
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -30,8 +31,8 @@ std::vector<std::string> split_list(const std::string& text) {
 int run_search_cli(const SearchCliOptions& o) {
   nlohmann::json doc;
   if (!o.merge.empty()) {
-    if (!o.model.empty() || !o.gpus.empty())
-      throw InputError::value("--merge", "with MODEL or --gpu", "--merge FILE... alone (the study is in the files)");
+    if (!o.study_option.empty())
+      throw InputError::value("--merge", "with " + o.study_option, "--merge FILE... [--json] alone (the study is in the files)");
     std::vector<nlohmann::json> shards;
     for (const auto& f : o.merge) {
       std::ifstream in(f);
@@ -95,7 +96,14 @@ static void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("--shard", o->shard, "evaluate only candidates i with i % N == K - 1 (K/N)")->capture_default_str();
   cmd->add_option("--merge", o->merge, "merge the --json output of --shard runs into the unsharded document");
   cmd->add_flag("--json", o->json, "print one JSON object");
-  cmd->callback([&run, o] { run = [o] { return run_search_cli(*o); }; });
+  cmd->callback([&run, o, cmd] {
+    for (const CLI::Option* opt : cmd->get_options())
+      if (opt->count() > 0 && opt->get_name() != "--merge" && opt->get_name() != "--json" && opt->get_name() != "--help") {
+        o->study_option = opt->get_name();
+        break;
+      }
+    run = [o] { return run_search_cli(*o); };
+  });
 }
 
 KVPLAN_VERB(48, register_search);

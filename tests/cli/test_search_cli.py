@@ -67,6 +67,8 @@ with tempfile.TemporaryDirectory() as d:
     check("merged shards == the unsharded run, byte for byte", m.stdout == whole.stdout)
     m = run("search", "--merge", files[0], files[1], "--json")
     check("a missing shard is an error", m.returncode == 2 and "exactly once" in m.stderr, m.stderr)
+    m = run("search", "--merge", *files, "--shard", "1/2", "--json")
+    check("a study option with --merge is an error naming it", m.returncode == 2 and "--shard" in m.stderr, m.stderr)
 
 p = run(*BASE, "--shard", "4/3")
 check("--shard 4/3 is bad usage", p.returncode == 2 and "--shard" in p.stderr, p.stderr)
