@@ -78,6 +78,10 @@ BOOST_AUTO_TEST_CASE(study_refuses_what_it_cannot_search) {
   s.prices = {{"H100-SXM-80GB", 4.29, "x", "2026-09-20"}};
   s.prices_source = "p.csv";
   BOOST_CHECK_EXCEPTION(make_search_study(s), InputError, HasMessage({"L40S-48GB", "p.csv"}));
+  // A KV dtype vLLM does not take is bad input (kvplan check's reading of the command), not a pruned candidate.
+  s = small_study();
+  s.kv_cache_dtypes = {"fp9"};
+  BOOST_CHECK_EXCEPTION(evaluate_search_candidate(make_search_study(s), 0), InputError, HasMessage({"--kv-cache-dtype", "fp9"}));
   BOOST_CHECK_EXCEPTION(parse_shard("3/2"), InputError, HasMessage({"--shard", "K/N"}));
   BOOST_CHECK_EXCEPTION(parse_shard("0/2"), InputError, HasMessage({"--shard"}));
   BOOST_TEST((parse_shard("2/4") == std::pair<std::uint64_t, std::uint64_t>{2, 4}));

@@ -220,16 +220,9 @@ json evaluate_search_candidate(const SearchStudy& s, std::size_t index) {
   const Deployment d = parse_launch_command(c.launch_argv);
   CheckOptions co;
   co.gpu = c.gpu;
-  // The engine's own refusal (a tp its heads reject, a dtype it does not take) is an outcome.
-  CheckResult cr;
-  try {
-    cr = check_deployment(d, co);
-  } catch (const InputError& e) {
-    out["status"] = "pruned";
-    out["memory"] = nullptr;
-    out["reason"] = std::string("kvplan check: ") + e.what();
-    return out;
-  }
+  // An engine that refuses to start (a tp its KV heads reject, too little memory) is check's
+  // verdict, an outcome; an error (a KV dtype vLLM does not take) is the study's bad input.
+  const CheckResult cr = check_deployment(d, co);
   out["memory"] = memory_json(cr);
   if (cr.verdict != Verdict::pass) {
     out["status"] = "pruned";
