@@ -86,7 +86,7 @@ for i, line in enumerate(lines):
         examples += 1
         check(f"docs/search.md:{i + 2} example output is the binary's", got.returncode == 0 and got.stdout == want,
               got.stderr + got.stdout)
-check("docs/search.md has its worked examples", examples == 2, examples)
+check("docs/search.md has its worked examples", examples == 3, examples)
 for line in lines:
     if line.startswith("kvplan check --gpu H100 -- vllm serve"):
         c = run(*shlex.split(line[len("kvplan "):]))
