@@ -86,6 +86,12 @@ for i, line in enumerate(lines):
         examples += 1
         check(f"docs/search.md:{i + 2} example output is the binary's", got.returncode == 0 and got.stdout == want,
               got.stderr + got.stdout)
+        out = got.stdout.split("\n")
+        at = [k for k, x in enumerate(out) if x.startswith("chosen: ")]
+        if check(f"docs/search.md:{i + 2} names a chosen deployment", len(at) == 1, got.stdout):
+            gpu = out[at[0]].split(" x ", 1)[1].split(" ", 1)[0]
+            c = run("check", "--gpu", gpu, out[at[0] + 1].strip())
+            check(f"docs/search.md:{i + 2} chosen command passes kvplan check on {gpu}", c.returncode == 0, c.stdout + c.stderr)
 check("docs/search.md has its worked examples", examples == 3, examples)
 for line in lines:
     if line.startswith("kvplan check --gpu H100 -- vllm serve"):
