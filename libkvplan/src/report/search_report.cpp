@@ -1,5 +1,8 @@
 // kvplan search as text: the Pareto set as a table and the chosen deployment's launch command.
+#include <algorithm>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "kvplan/search.h"
 #include "kvplan/text.h"

@@ -2,8 +2,10 @@
 // candidate's evaluation: kvplan check's verdict on its launch command, then the fleet simulated
 // as one engine per replica behind a round-robin router.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <set>
+#include <string>
+#include <vector>
 
 #include "kvplan/check.h"
 #include "kvplan/deploy.h"

@@ -2,7 +2,10 @@
 // the chosen deployment), shards and their merge.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "kvplan/error.h"
 #include "kvplan/files.h"
