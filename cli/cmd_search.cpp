@@ -39,7 +39,7 @@ int run_search_cli(const SearchCliOptions& o) {
       if (!in) throw InputError::value("--merge", f, "a readable kvplan search --json file");
       try {
         shards.push_back(nlohmann::json::parse(in));
-      } catch (const nlohmann::json::exception& e) {
+      } catch (const nlohmann::json::exception&) {
         throw InputError::value("--merge " + f, "not JSON", "the --json output of kvplan search --shard K/N");
       }
     }
