@@ -16,7 +16,7 @@ struct SearchCliOptions {
   std::vector<std::string> kv_dtypes, merge;
   double slo_ttft = 0, slo_tpot = 0, slo_e2e = 0, slo_percentile = 0.9, target_rate = 0;
   std::uint64_t max_tp = 8, max_replicas = 8;
-  bool json = false;
+  bool json = false, csv = false;
   std::string study_option;  // a study option given (with --merge: an error, the study is in the files)
 };
 
@@ -70,6 +70,7 @@ int run_search_cli(const SearchCliOptions& o) {
     doc = run_search(s, k, n);
   }
   if (o.json) print_json(doc);
+  else if (o.csv) std::cout << format_search_csv(doc);
   else std::cout << format_search_text(doc);
   return 0;
 }
@@ -95,10 +96,12 @@ static void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("--max-model-len", o->max_model_len, "vLLM --max-model-len of every candidate (default: the model's)");
   cmd->add_option("--shard", o->shard, "evaluate only candidates i with i % N == K - 1 (K/N)")->capture_default_str();
   cmd->add_option("--merge", o->merge, "merge the --json output of --shard runs into the unsharded document");
-  cmd->add_flag("--json", o->json, "print one JSON object");
+  auto* json = cmd->add_flag("--json", o->json, "print one JSON object");
+  cmd->add_flag("--csv", o->csv, "print every candidate as a CSV row (in the Pareto set, chosen, cost, goodput, memory)")
+      ->excludes(json);
   cmd->callback([&run, o, cmd] {
     for (const CLI::Option* opt : cmd->get_options())
-      if (opt->count() > 0 && opt->get_name() != "--merge" && opt->get_name() != "--json" && opt->get_name() != "--help") {
+      if (opt->count() > 0 && opt->get_name() != "--merge" && opt->get_name() != "--json" && opt->get_name() != "--csv" && opt->get_name() != "--help") {
         o->study_option = opt->get_name();
         break;
       }

@@ -4,6 +4,8 @@ replicas, launch_command, cost_per_hour, goodput, memory), every listed deployme
 to what `kvplan check` prints for its launch command, the chosen command passing `kvplan check`
 (exit 0), costs only from --prices, and --shard K/N runs merging to the unsharded output byte for byte.
 Run: /usr/bin/python3 test_search_cli.py <kvplan>"""
+import csv
+import io
 import json
 import os
 import shlex
@@ -49,6 +51,21 @@ for e in priced["pareto"]:
     check(f"{e['index']}: cost = price x GPUs", abs(e["cost_per_hour"] - rates[e["gpu"]] * e["gpus"]) < 1e-9, e["cost_per_hour"])
 check("chosen is the cheapest kept", priced["chosen"]["cost_per_hour"] ==
       min(c["cost_per_hour"] for c in priced["candidates"] if c["status"] == "kept"))
+# --csv: one row per candidate, the JSON's figures, the Pareto set and the chosen one flagged.
+p = run(*BASE, "--prices", PRICES, "--csv")
+rows = list(csv.DictReader(io.StringIO(p.stdout)))
+check("--csv: one row per candidate", p.returncode == 0 and len(rows) == priced["candidates_total"], len(rows))
+by_index = {c["index"]: c for c in priced["candidates"]}
+for r in rows:
+    c = by_index[int(r["index"])]
+    same = (r["gpu"] == c["gpu"] and int(r["replicas"]) == c["replicas"] and r["status"] == c["status"]
+            and float(r["cost_per_hour"]) == c["cost_per_hour"] and r["launch_command"] == c["launch_command"]
+            and int(r["kv_cache_tokens"]) == c["memory"]["kv_cache_tokens"]
+            and (r["goodput"] == "" if "goodput" not in c else float(r["goodput"]) == c["goodput"]))
+    check(f"--csv row {r['index']} is the JSON's candidate", same, r)
+check("--csv flags the chosen one", [int(r["index"]) for r in rows if r["chosen"] == "true"] == [priced["chosen"]["index"]])
+check("--csv flags the Pareto set", sorted(int(r["index"]) for r in rows if r["pareto"] == "true") ==
+      sorted(e["index"] for e in priced["pareto"]))
 p = run(*BASE[:3], "H100,L40S", *BASE[4:], "--prices", PRICES, "--json")
 check("a GPU without a price row is an error naming it", p.returncode == 2 and "L40S-48GB" in p.stderr, p.stderr)
 

@@ -98,5 +98,8 @@ std::pair<std::uint64_t, std::uint64_t> parse_shard(std::string_view text);
 
 // The document as a table (report/search_report.cpp).
 std::string format_search_text(const nlohmann::json& document);
+// Every candidate as one CSV row (header first; numbers as the JSON writes them, null or absent
+// empty), with whether it is in the Pareto set and whether it is the chosen one.
+std::string format_search_csv(const nlohmann::json& document);
 
 }  // namespace kvplan

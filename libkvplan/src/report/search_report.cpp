@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kvplan/report.h"
 #include "kvplan/search.h"
 #include "kvplan/text.h"
 #include "kvplan/units.h"
@@ -53,6 +54,40 @@ std::string format_search_text(const nlohmann::json& d) {
   const auto& c = d.at("chosen");
   os << "chosen: " << c.at("replicas").get<std::uint64_t>() << " x " << c.at("gpu").get<std::string>() << " (tp "
      << c.at("tp").get<std::uint64_t>() << "), each replica:\n  " << c.at("launch_command").get<std::string>() << "\n";
+  return os.str();
+}
+
+}  // namespace kvplan
+
+namespace kvplan {
+
+std::string format_search_csv(const nlohmann::json& d) {
+  std::ostringstream os;
+  os << "index,gpu,tp,pp,dp,replicas,gpus,kv_cache_dtype,status,pareto,chosen,cost_per_hour,cost_per_million_output_tokens,"
+        "goodput,ttft_s,tpot_s,e2e_s,verdict,kv_cache_tokens,kv_budget_bytes_per_gpu,launch_command,reason\n";
+  std::vector<std::uint64_t> pareto;
+  if (d.contains("pareto"))
+    for (const auto& e : d.at("pareto")) pareto.push_back(e.at("index").get<std::uint64_t>());
+  const bool has_chosen = d.contains("chosen") && !d.at("chosen").is_null();
+  const std::uint64_t chosen = has_chosen ? d.at("chosen").at("index").get<std::uint64_t>() : 0;
+  // Numbers as JSON writes them (shortest round trip); absent or null: an empty field.
+  auto num = [](const nlohmann::json& e, const char* key) -> std::string {
+    return e.contains(key) && !e.at(key).is_null() ? e.at(key).dump() : "";
+  };
+  for (const auto& e : d.at("candidates")) {
+    const std::uint64_t i = e.at("index").get<std::uint64_t>();
+    const nlohmann::json& m = e.at("memory");
+    os << i << "," << csv_field(e.at("gpu").get<std::string>()) << "," << num(e, "tp") << "," << num(e, "pp") << ","
+       << num(e, "dp") << "," << num(e, "replicas") << "," << num(e, "gpus") << ","
+       << csv_field(e.at("kv_cache_dtype").get<std::string>()) << "," << e.at("status").get<std::string>() << ","
+       << (std::find(pareto.begin(), pareto.end(), i) != pareto.end() ? "true" : "false") << ","
+       << (has_chosen && chosen == i ? "true" : "false") << "," << num(e, "cost_per_hour") << ","
+       << num(e, "cost_per_million_output_tokens") << "," << num(e, "goodput") << "," << num(e, "ttft_s") << ","
+       << num(e, "tpot_s") << "," << num(e, "e2e_s") << "," << m.at("verdict").get<std::string>() << ","
+       << num(m, "kv_cache_tokens") << "," << num(m.at("per_gpu"), "kv_budget_bytes") << ","
+       << csv_field(e.at("launch_command").get<std::string>()) << ","
+       << (e.contains("reason") && e.at("reason").is_string() ? csv_field(e.at("reason").get<std::string>()) : "") << "\n";
+  }
   return os.str();
 }
 
