@@ -68,4 +68,5 @@ void bind_planner(pybind11::module_& m);
 void bind_engines(pybind11::module_& m);
 void bind_check(pybind11::module_& m);
 void bind_simulate(pybind11::module_& m);
+void bind_search(pybind11::module_& m);
 void bind_runtime(pybind11::module_& m);

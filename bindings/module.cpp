@@ -17,6 +17,7 @@ PYBIND11_MODULE(_core, m) {
   bind_engines(m);
   bind_check(m);
   bind_simulate(m);
+  bind_search(m);
 #ifdef KVPLAN_PY_HAVE_RUNTIME
   bind_runtime(m);
 #endif

@@ -124,6 +124,15 @@ find = validate_doc("simulate", "simulate --find", [L8, "--gpu", "H100", "--max-
 check("simulate --find is the capacity form", find is not None and "max_rate" in find and "num_blocks" in find["at_max_rate"],
       sorted(find or {}))
 
+# search: the document (the schema's first branch) and one shard of it (the second).
+SEARCH = ["Qwen/Qwen3-0.6B", "--gpu", "H100,L40S", "--workload", "requests=40 prompt=fixed:256 output=fixed:16 seed=1",
+          "--slo-ttft", "1", "--slo-tpot", "0.05", "--target-rate", "4", "--max-tp", "2", "--max-replicas", "2",
+          "--max-model-len", "2048"]
+validate("search", *SEARCH)
+validate("search", *SEARCH, "--shard", "2/3")
+validate("search", *SEARCH[:2], "H100,A100", *SEARCH[3:], "--prices",
+         os.path.join(SRC, "examples", "prices", "lambda-on-demand-2026-09-20.csv"))
+
 # The harness (tests/cli/_harness.py) refuses a document of a verb without a schema, or without its tag.
 import _harness  # noqa: E402
 check("a verb without a schema fails", _harness.schema_errors({"schema": "kvplan.nosuch/1"}, "nosuch") != [])

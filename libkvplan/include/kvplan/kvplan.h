@@ -20,6 +20,7 @@
 #include "kvplan/registry.h"
 #include "kvplan/request.h"
 #include "kvplan/report.h"
+#include "kvplan/search.h"
 #include "kvplan/simulate.h"
 #include "kvplan/sizes.h"
 #include "kvplan/text.h"

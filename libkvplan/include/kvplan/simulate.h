@@ -337,6 +337,11 @@ struct CapacityResult {
   double cost_per_million_output_tokens = 0, cost_per_million_total_tokens = 0;
   std::vector<std::string> notes;
 };
+// The figure of p an SLO at percentile q is judged on: p50 for q <= 0.5, p90 for q <= 0.9, else p99.
+double percentile_of(const Percentiles& p, double q);
+// Every target of s (0 = none) holds at percentile q, and at least one request finished (the rule
+// of find_max_rate and kvplan search).
+bool meets_slo(const SimResult& r, const SloTargets& s, double q);
 // The workload's arrivals are replaced by Poisson arrivals at each probed rate (same seed).
 CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
                              const CapacityOptions& c);

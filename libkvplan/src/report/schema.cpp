@@ -19,7 +19,7 @@ constexpr std::array kSchemas{
     SchemaVersion{"models", 1}, SchemaVersion{"inspect", 1}, SchemaVersion{"size", 1},
     SchemaVersion{"plan", 1},   SchemaVersion{"sweep", 1},   SchemaVersion{"compare", 1},
     SchemaVersion{"gpus", 1},   SchemaVersion{"engine", 1},  SchemaVersion{"check", 1},
-    SchemaVersion{"measure", 1}, SchemaVersion{"simulate", 1},
+    SchemaVersion{"measure", 1}, SchemaVersion{"simulate", 1}, SchemaVersion{"search", 1},
 };
 }  // namespace
 

@@ -10,17 +10,15 @@
 
 namespace kvplan {
 
-namespace {
-double at(const Percentiles& p, double q) { return q <= 0.5 ? p.p50 : q <= 0.9 ? p.p90 : p.p99; }
+double percentile_of(const Percentiles& p, double q) { return q <= 0.5 ? p.p50 : q <= 0.9 ? p.p90 : p.p99; }
 
-bool within(const SimResult& r, const SloTargets& s, double q) {
+bool meets_slo(const SimResult& r, const SloTargets& s, double q) {
   if (r.finished == 0) return false;  // rejections (too long for max_model_len) do not depend on the rate
-  if (s.ttft_s > 0 && at(r.ttft_s, q) > s.ttft_s) return false;
-  if (s.tpot_s > 0 && r.tpot_s.count && at(r.tpot_s, q) > s.tpot_s) return false;
-  if (s.e2e_s > 0 && at(r.e2e_s, q) > s.e2e_s) return false;
+  if (s.ttft_s > 0 && percentile_of(r.ttft_s, q) > s.ttft_s) return false;
+  if (s.tpot_s > 0 && r.tpot_s.count && percentile_of(r.tpot_s, q) > s.tpot_s) return false;
+  if (s.e2e_s > 0 && percentile_of(r.e2e_s, q) > s.e2e_s) return false;
   return true;
 }
-}  // namespace
 
 CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
                              const CapacityOptions& c) {
@@ -44,14 +42,14 @@ CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const S
     // Bracket: double from 0.5 req/s until a rate fails (or halve until one passes).
     double r = 0.5;
     SimResult s = run(r);
-    if (within(s, o.slo, c.percentile)) {
+    if (meets_slo(s, o.slo, c.percentile)) {
       best = s;
       lo = r;
       for (;;) {
         r *= 2;
         if (r > 1e6) throw InputError::value("rate search", "above 1e6 req/s", "SLOs that some rate fails");
         SimResult t = run(r);
-        if (!within(t, o.slo, c.percentile)) break;
+        if (!meets_slo(t, o.slo, c.percentile)) break;
         best = t;
         lo = r;
       }
@@ -62,7 +60,7 @@ CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const S
         r /= 2;
         if (r < 1e-4) break;
         SimResult t = run(r);
-        if (within(t, o.slo, c.percentile)) {
+        if (meets_slo(t, o.slo, c.percentile)) {
           best = t;
           lo = r;
           break;
@@ -72,13 +70,13 @@ CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const S
     }
   } else {
     SimResult s = run(lo > 0 ? lo : hi / 1024);
-    if (within(s, o.slo, c.percentile)) best = s, lo = lo > 0 ? lo : hi / 1024;
+    if (meets_slo(s, o.slo, c.percentile)) best = s, lo = lo > 0 ? lo : hi / 1024;
   }
   if (best) {
     for (std::uint64_t i = 0; i < c.iterations; ++i) {
       const double mid = 0.5 * (lo + hi);
       SimResult t = run(mid);
-      if (within(t, o.slo, c.percentile)) {
+      if (meets_slo(t, o.slo, c.percentile)) {
         lo = mid;
         best = t;
       } else {
