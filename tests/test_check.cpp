@@ -247,6 +247,52 @@ BOOST_AUTO_TEST_CASE(trtllm_extra_options_are_typed) {
                         HasMessage({"/dev/zero", "regular file"}));
 }
 
+// Issue 29: a --config / --extra_llm_api_options path inside a deployment file is held to the
+// containment rule of every store (kvplan/files.h): with symlinks resolved it lies inside the
+// deployment file's folder. `..`, an absolute path and a symlink out are refused naming the flag and
+// the path; the same YAML beside the file is read (65536 tokens from its kv_cache_config).
+BOOST_AUTO_TEST_CASE(deployment_files_name_no_yaml_outside_their_folder) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "kvplan_test_check_contain";
+  fs::remove_all(root);
+  fs::create_directories(root / "dep");
+  const std::string yaml = "kv_cache_config:\n  max_tokens: 65536\n";
+  std::ofstream(root / "outside.yaml") << yaml;
+  std::ofstream(root / "dep" / "inside.yaml") << yaml;
+  fs::create_symlink(root / "outside.yaml", root / "dep" / "link.yaml");
+  const auto deployment = [&](const std::string& flags) {
+    const fs::path f = root / "dep" / "deploy.yaml";
+    std::ofstream(f) << "command: trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 " << flags << "\ngpu: H100\n";
+    return load_deployment_file(f.string());
+  };
+  const CheckOptions o;
+  BOOST_TEST(check_deployment(deployment("--extra_llm_api_options inside.yaml"), o).kv_cache_tokens == 65536u);
+  BOOST_TEST(check_deployment(deployment("--config ./inside.yaml"), o).kv_cache_tokens == 65536u);
+  const std::string outside = (root / "outside.yaml").string();
+  for (const std::string& flags : std::vector<std::string>{"--extra_llm_api_options ../outside.yaml", "--config ../outside.yaml",
+                                   "--extra_llm_api_options " + outside, "--config=" + outside,
+                                   "--extra_llm_api_options link.yaml", "--config ../dep/../../kvplan_test_check_contain/outside.yaml"}) {
+    const std::string path = flags.substr(flags.find_first_of(" =") + 1);
+    BOOST_TEST_CONTEXT(flags) {
+      BOOST_CHECK_EXCEPTION(check_deployment(deployment(flags), o), InputError,
+                            HasMessage({"--extra_llm_api_options", "\"" + path + "\"", "inside the deployment file's folder"}));
+    }
+  }
+  // vLLM's own --config FILE (a YAML of flags) through a Kubernetes manifest: the same rule.
+  std::ofstream(root / "flags.yaml") << "max-model-len: 4096\n";
+  const fs::path m = root / "dep" / "vllm.yaml";
+  std::ofstream(m) << "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  template:\n    spec:\n"
+                      "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.11.0\n"
+                      "        args: [\"meta-llama/Llama-3.1-8B\", \"--config\", \"../flags.yaml\"]\n";
+  CheckOptions on_h100;
+  on_h100.gpu = "H100";
+  BOOST_CHECK_EXCEPTION(check_deployment(load_deployment_file(m.string()), on_h100), InputError,
+                        HasMessage({"vllm --config", "\"../flags.yaml\"", "inside the deployment file's folder"}));
+  // The user's own command line is read as the shell reads it (no folder to hold it to).
+  BOOST_TEST(run("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --extra_llm_api_options " + outside).kv_cache_tokens == 65536u);
+  fs::remove_all(root);
+}
+
 BOOST_AUTO_TEST_CASE(files_must_be_regular_and_bounded) {
   BOOST_CHECK_EXCEPTION(load_deployment_files("/dev/zero"), InputError, HasMessage({"/dev/zero", "device"}));
   BOOST_CHECK_EXCEPTION(load_deployment_files(std::filesystem::temp_directory_path().string()), InputError, HasMessage({"a directory"}));

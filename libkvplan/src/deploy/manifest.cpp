@@ -552,7 +552,11 @@ std::vector<Deployment> read_deployments(std::string_view text, std::string_view
   if (out.empty())
     throw DeploymentError::at(source, 0, "no container runs an engine (vllm serve, python -m vllm.entrypoints.openai.api_server, "
                                          "python -m sglang.launch_server, llama-server, trtllm-serve, or an engine image)");
-  for (auto& d : out) d.base_dir = std::filesystem::path(std::string(source)).parent_path().string();
+  // Files the deployment names (--config, --extra_llm_api_options) are read from, and contained
+  // in, the file's folder ("." for a file in the working directory or a text with no folder).
+  std::string dir = std::filesystem::path(std::string(source)).parent_path().string();
+  if (dir.empty()) dir = ".";
+  for (auto& d : out) d.base_dir = dir;
   return out;
 }
 }  // namespace
