@@ -90,6 +90,41 @@ BOOST_AUTO_TEST_CASE(recognises_engines_and_wrappers) {
   BOOST_CHECK_EXCEPTION(p("python -m vllm.entrypoints.cli.main"), InputError, HasMessage({"vllm.entrypoints.cli.main"}));
 }
 
+// Issue 29: the engines' server images already run the server (vllm/vllm-openai: ENTRYPOINT
+// ["vllm", "serve"], vllm-project/vllm@dead20ba docker/Dockerfile; ghcr.io/ggml-org/llama.cpp:server*:
+// ENTRYPOINT [ "/app/llama-server" ], ggml-org/llama.cpp@bb0e507a .devops/cuda.Dockerfile), and args
+// are appended to it: `vllm serve` or `llama-server` repeated in args makes the container exit at
+// start. Refused for docker run, a Kubernetes manifest (args, no command) and compose (command, no
+// entrypoint), naming the image and the repeated words; with `command:` set the same words are fine.
+BOOST_AUTO_TEST_CASE(engine_images_refuse_the_engine_repeated_in_args) {
+  auto p = [](const std::string& s) { return parse_launch_command(split_command_line(s)); };
+  BOOST_CHECK_EXCEPTION(p("docker run --gpus all vllm/vllm-openai:v0.11.0 vllm serve m"), InputError,
+                        HasMessage({"vllm/vllm-openai:v0.11.0", "\"vllm serve\"", "entrypoint (vllm serve)"}));
+  BOOST_CHECK_EXCEPTION(p("docker run ghcr.io/ggml-org/llama.cpp:server-cuda llama-server -m m.gguf"), InputError,
+                        HasMessage({"ghcr.io/ggml-org/llama.cpp:server-cuda", "\"llama-server -m\"", "/app/llama-server"}));
+  const auto k8s = [](const std::string& image, const std::string& fields) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n"
+           "      containers:\n        - name: srv\n          image: " + image + "\n" + fields;
+  };
+  const std::string vllm_args = "          args: [vllm, serve, meta-llama/Llama-3.1-8B, --max-model-len, '8192']\n";
+  BOOST_CHECK_EXCEPTION(parse_deployments(k8s("vllm/vllm-openai:v0.11.0", vllm_args), "vllm.yaml"), InputError,
+                        HasMessage({"vllm.yaml", "vllm/vllm-openai:v0.11.0", "\"vllm serve\"", "runs it twice"}));
+  BOOST_CHECK_EXCEPTION(parse_deployments(k8s("ghcr.io/ggml-org/llama.cpp:server", "          args: [llama-server, -m, /m/x.gguf]\n"),
+                                          "llama.yaml"),
+                        InputError, HasMessage({"llama.yaml", "ghcr.io/ggml-org/llama.cpp:server", "\"llama-server -m\""}));
+  BOOST_CHECK_EXCEPTION(parse_deployments("services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [vllm, serve, m]\n", "compose.yaml"),
+                        InputError, HasMessage({"compose.yaml", "vllm/vllm-openai", "\"vllm serve\""}));
+  // The same words as the command (replacing the entrypoint), or only the model and flags as args: read.
+  const auto ok = parse_deployments(k8s("vllm/vllm-openai:v0.11.0", "          command: [vllm, serve]\n"
+                                                                    "          args: [meta-llama/Llama-3.1-8B]\n"), "ok.yaml");
+  BOOST_TEST(ok.at(0).engine == EngineKind::vllm);
+  BOOST_TEST(ok.at(0).args.at(0) == "meta-llama/Llama-3.1-8B");
+  BOOST_TEST(parse_deployments(k8s("vllm/vllm-openai:v0.11.0", "          args: [meta-llama/Llama-3.1-8B]\n"), "ok.yaml").at(0).engine ==
+             EngineKind::vllm);
+  BOOST_TEST(parse_deployments(k8s("ghcr.io/ggml-org/llama.cpp:server", "          args: [-m, /m/x.gguf]\n"), "ok.yaml").at(0).engine ==
+             EngineKind::llamacpp);
+}
+
 BOOST_AUTO_TEST_CASE(vllm_number_suffixes_follow_vllm) {
   // vLLM's human_readable_int: lower case decimal (32k = 32,000), upper case binary (32K = 32,768).
   BOOST_TEST(run("vllm serve meta-llama/Llama-3.1-8B --max-model-len 32k --kv-cache-memory-bytes 10G").context == 32000u);

@@ -236,6 +236,10 @@ std::optional<Deployment> container_deployment(const std::vector<std::string>& c
   // No command: the image's entrypoint. `docker run IMAGE args` knows the engines' images.
   argv = {"docker", "run", image.empty() ? std::string("<no image>") : image};
   argv.insert(argv.end(), args.begin(), args.end());
+  // An engine's server image runs its entrypoint with the args appended: what docker run says of
+  // them (the engine command repeated, which makes the container exit) is the verdict, never
+  // retried as a command of its own.
+  if (detail::server_image_entrypoint(image)) return detail::recognise_engine_command(argv, source);
   try {
     return detail::recognise_engine_command(argv, source);
   } catch (const Error&) {
