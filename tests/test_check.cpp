@@ -90,6 +90,41 @@ BOOST_AUTO_TEST_CASE(recognises_engines_and_wrappers) {
   BOOST_CHECK_EXCEPTION(p("python -m vllm.entrypoints.cli.main"), InputError, HasMessage({"vllm.entrypoints.cli.main"}));
 }
 
+// Issue 29: the engines' server images already run the server (vllm/vllm-openai: ENTRYPOINT
+// ["vllm", "serve"], vllm-project/vllm@dead20ba docker/Dockerfile; ghcr.io/ggml-org/llama.cpp:server*:
+// ENTRYPOINT [ "/app/llama-server" ], ggml-org/llama.cpp@bb0e507a .devops/cuda.Dockerfile), and args
+// are appended to it: `vllm serve` or `llama-server` repeated in args makes the container exit at
+// start. Refused for docker run, a Kubernetes manifest (args, no command) and compose (command, no
+// entrypoint), naming the image and the repeated words; with `command:` set the same words are fine.
+BOOST_AUTO_TEST_CASE(engine_images_refuse_the_engine_repeated_in_args) {
+  auto p = [](const std::string& s) { return parse_launch_command(split_command_line(s)); };
+  BOOST_CHECK_EXCEPTION(p("docker run --gpus all vllm/vllm-openai:v0.11.0 vllm serve m"), InputError,
+                        HasMessage({"vllm/vllm-openai:v0.11.0", "\"vllm serve\"", "entrypoint (vllm serve)"}));
+  BOOST_CHECK_EXCEPTION(p("docker run ghcr.io/ggml-org/llama.cpp:server-cuda llama-server -m m.gguf"), InputError,
+                        HasMessage({"ghcr.io/ggml-org/llama.cpp:server-cuda", "\"llama-server -m\"", "/app/llama-server"}));
+  const auto k8s = [](const std::string& image, const std::string& fields) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n"
+           "      containers:\n        - name: srv\n          image: " + image + "\n" + fields;
+  };
+  const std::string vllm_args = "          args: [vllm, serve, meta-llama/Llama-3.1-8B, --max-model-len, '8192']\n";
+  BOOST_CHECK_EXCEPTION(parse_deployments(k8s("vllm/vllm-openai:v0.11.0", vllm_args), "vllm.yaml"), InputError,
+                        HasMessage({"vllm.yaml", "vllm/vllm-openai:v0.11.0", "\"vllm serve\"", "runs it twice"}));
+  BOOST_CHECK_EXCEPTION(parse_deployments(k8s("ghcr.io/ggml-org/llama.cpp:server", "          args: [llama-server, -m, /m/x.gguf]\n"),
+                                          "llama.yaml"),
+                        InputError, HasMessage({"llama.yaml", "ghcr.io/ggml-org/llama.cpp:server", "\"llama-server -m\""}));
+  BOOST_CHECK_EXCEPTION(parse_deployments("services:\n  vllm:\n    image: vllm/vllm-openai\n    command: [vllm, serve, m]\n", "compose.yaml"),
+                        InputError, HasMessage({"compose.yaml", "vllm/vllm-openai", "\"vllm serve\""}));
+  // The same words as the command (replacing the entrypoint), or only the model and flags as args: read.
+  const auto ok = parse_deployments(k8s("vllm/vllm-openai:v0.11.0", "          command: [vllm, serve]\n"
+                                                                    "          args: [meta-llama/Llama-3.1-8B]\n"), "ok.yaml");
+  BOOST_TEST(ok.at(0).engine == EngineKind::vllm);
+  BOOST_TEST(ok.at(0).args.at(0) == "meta-llama/Llama-3.1-8B");
+  BOOST_TEST(parse_deployments(k8s("vllm/vllm-openai:v0.11.0", "          args: [meta-llama/Llama-3.1-8B]\n"), "ok.yaml").at(0).engine ==
+             EngineKind::vllm);
+  BOOST_TEST(parse_deployments(k8s("ghcr.io/ggml-org/llama.cpp:server", "          args: [-m, /m/x.gguf]\n"), "ok.yaml").at(0).engine ==
+             EngineKind::llamacpp);
+}
+
 BOOST_AUTO_TEST_CASE(vllm_number_suffixes_follow_vllm) {
   // vLLM's human_readable_int: lower case decimal (32k = 32,000), upper case binary (32K = 32,768).
   BOOST_TEST(run("vllm serve meta-llama/Llama-3.1-8B --max-model-len 32k --kv-cache-memory-bytes 10G").context == 32000u);
@@ -251,6 +286,52 @@ BOOST_AUTO_TEST_CASE(trtllm_extra_options_are_typed) {
                         HasMessage({"/enable_attention_dp", "true or false"}));
   BOOST_CHECK_EXCEPTION(run("trtllm-serve meta-llama/Llama-3.1-8B --extra_llm_api_options /dev/zero"), InputError,
                         HasMessage({"/dev/zero", "regular file"}));
+}
+
+// Issue 29: a --config / --extra_llm_api_options path inside a deployment file is held to the
+// containment rule of every store (kvplan/files.h): with symlinks resolved it lies inside the
+// deployment file's folder. `..`, an absolute path and a symlink out are refused naming the flag and
+// the path; the same YAML beside the file is read (65536 tokens from its kv_cache_config).
+BOOST_AUTO_TEST_CASE(deployment_files_name_no_yaml_outside_their_folder) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "kvplan_test_check_contain";
+  fs::remove_all(root);
+  fs::create_directories(root / "dep");
+  const std::string yaml = "kv_cache_config:\n  max_tokens: 65536\n";
+  std::ofstream(root / "outside.yaml") << yaml;
+  std::ofstream(root / "dep" / "inside.yaml") << yaml;
+  fs::create_symlink(root / "outside.yaml", root / "dep" / "link.yaml");
+  const auto deployment = [&](const std::string& flags) {
+    const fs::path f = root / "dep" / "deploy.yaml";
+    std::ofstream(f) << "command: trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 " << flags << "\ngpu: H100\n";
+    return load_deployment_file(f.string());
+  };
+  const CheckOptions o;
+  BOOST_TEST(check_deployment(deployment("--extra_llm_api_options inside.yaml"), o).kv_cache_tokens == 65536u);
+  BOOST_TEST(check_deployment(deployment("--config ./inside.yaml"), o).kv_cache_tokens == 65536u);
+  const std::string outside = (root / "outside.yaml").string();
+  for (const std::string& flags : std::vector<std::string>{"--extra_llm_api_options ../outside.yaml", "--config ../outside.yaml",
+                                   "--extra_llm_api_options " + outside, "--config=" + outside,
+                                   "--extra_llm_api_options link.yaml", "--config ../dep/../../kvplan_test_check_contain/outside.yaml"}) {
+    const std::string path = flags.substr(flags.find_first_of(" =") + 1);
+    BOOST_TEST_CONTEXT(flags) {
+      BOOST_CHECK_EXCEPTION(check_deployment(deployment(flags), o), InputError,
+                            HasMessage({"--extra_llm_api_options", "\"" + path + "\"", "inside the deployment file's folder"}));
+    }
+  }
+  // vLLM's own --config FILE (a YAML of flags) through a Kubernetes manifest: the same rule.
+  std::ofstream(root / "flags.yaml") << "max-model-len: 4096\n";
+  const fs::path m = root / "dep" / "vllm.yaml";
+  std::ofstream(m) << "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  template:\n    spec:\n"
+                      "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.11.0\n"
+                      "        args: [\"meta-llama/Llama-3.1-8B\", \"--config\", \"../flags.yaml\"]\n";
+  CheckOptions on_h100;
+  on_h100.gpu = "H100";
+  BOOST_CHECK_EXCEPTION(check_deployment(load_deployment_file(m.string()), on_h100), InputError,
+                        HasMessage({"vllm --config", "\"../flags.yaml\"", "inside the deployment file's folder"}));
+  // The user's own command line is read as the shell reads it (no folder to hold it to).
+  BOOST_TEST(run("trtllm-serve meta-llama/Llama-3.1-8B --max_seq_len 8192 --extra_llm_api_options " + outside).kv_cache_tokens == 65536u);
+  fs::remove_all(root);
 }
 
 BOOST_AUTO_TEST_CASE(files_must_be_regular_and_bounded) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 
+#include "gguf_writer.h"
 #include "helpers.h"
 #include "util/config_view.h"
 
@@ -186,6 +187,92 @@ BOOST_AUTO_TEST_CASE(planner_refuses_nonfinite_and_negative_rates) {
   bad = in;
   bad.gpu.bandwidth_bytes_per_s = std::numeric_limits<double>::infinity();
   BOOST_CHECK_EXCEPTION(plan(m, bad), InputError, HasMessage({"GPU bandwidth (--gpu-bandwidth)", "a non-negative finite rate"}));
+}
+
+// Issue 29, the large inputs (made here, not committed): a trace line nested 1M deep, 1 MiB
+// strings in a trace, a GGUF file and a model id, and a 3 GiB Ollama manifest (sparse). Each is one
+// error naming the file or field, whose message stays under kMaxMessageBytes (plus the cut
+// marker): no stack overflow, no runaway memory, no whole-string echo.
+BOOST_AUTO_TEST_CASE(issue29_large_inputs_are_bounded) {
+  const std::size_t cap = kMaxMessageBytes + 64;
+  const auto fails = [&](auto&& f, std::vector<std::string> fragments) {
+    try {
+      f();
+      BOOST_ERROR("no error");
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.size() <= cap);
+      for (const auto& frag : fragments) BOOST_TEST(what.find(frag) != std::string::npos, what.substr(0, 300) << " lacks " << frag);
+    }
+  };
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  fails([&] { (void)parse_trace(R"({"arrival_s": 0, "prompt_tokens": 1, "output_tokens": 1, "x": )" + deep + "}\n", "deep.jsonl"); },
+        {"deep.jsonl:1", "deeper than 64 levels"});
+  const std::string mib(1u << 20, 'x');
+  fails([&] { (void)parse_trace(R"({"arrival_s": 0, "prompt_tokens": ")" + mib + R"(", "output_tokens": 1})" "\n", "str.jsonl"); },
+        {"str.jsonl:1", "/prompt_tokens", "..."});
+  fails([&] { (void)parse_trace("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,m," + mib + ",1,2,x\n", "b.csv"); },
+        {"b.csv:2", "(1048576 bytes)"});
+  // A GGUF general.architecture of 1 MiB.
+  test::TempDir dir;
+  test::GgufWriter g;
+  g.str("general.architecture", mib);
+  g.u32("x.block_count", 2);
+  g.tensor("token_embd.weight", {64, 32}, 0, 8192);
+  g.write(dir.path / "long.gguf");
+  fails([&] { (void)load_model((dir.path / "long.gguf").string()); }, {"long.gguf", "general.architecture", "(1048576 bytes)"});
+  // A 100k-character model id is quoted once, cut.
+  fails([&] { (void)resolve_model(std::string(100'000, 'a')); }, {"(100000 bytes)"});
+  // A 3 GiB Ollama manifest is refused on its size before anything is read.
+  const auto store = dir.path / "ollama";
+  std::filesystem::create_directories(store / "manifests" / "registry.ollama.ai" / "library" / "big");
+  const auto manifest = store / "manifests" / "registry.ollama.ai" / "library" / "big" / "latest";
+  std::ofstream(manifest).put('{');
+  std::filesystem::resize_file(manifest, 3ull << 30);
+  const test::EnvVar env("OLLAMA_MODELS", store.c_str());
+  fails([&] { (void)resolve_model("ollama:big"); }, {"Ollama manifest", "at most 1048576 bytes", "latest"});
+}
+
+// The committed seeds of issue 29 (fuzz/corpus/<target>/issue29_*, written by
+// fuzz/corpus/make_issue29_seeds.py and by hand) through the calls their fuzzers make: each is one
+// kvplan::Error naming the file, or, for the valid ones, read.
+BOOST_AUTO_TEST_CASE(issue29_seeds_are_clear_errors) {
+  namespace fs = std::filesystem;
+  std::size_t n = 0;
+  for (const std::string target : {"fuzz_gguf", "fuzz_safetensors", "fuzz_trace"}) {
+    for (const auto& e : fs::directory_iterator(source_path("fuzz/corpus/" + target))) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with("issue29_") || name.starts_with("issue29_valid")) continue;
+      BOOST_TEST_CONTEXT(target << "/" << name) {
+        std::ifstream in(e.path(), std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const std::string bytes = ss.str();
+        try {
+          if (target == "fuzz_gguf") {
+            (void)load_model(e.path().string());  // as `kvplan size FILE.gguf` reads it (split.count included)
+          } else if (target == "fuzz_safetensors") {
+            (void)parse_safetensors_header(bytes, name, 1u << 20);
+          } else {
+            const auto reqs = parse_trace(bytes, name);
+            // The two that read: arrivals shifted to the earliest row, the quoted comma one field.
+            BOOST_TEST((name == "issue29_arrivals_1.7e15.jsonl" || name == "issue29_azure_row_before_first.csv" ||
+                        name == "issue29_burstgpt_quoted_comma.csv"));
+            BOOST_TEST(reqs.front().arrival_s == 0.0);
+            if (name == "issue29_azure_row_before_first.csv") BOOST_TEST(std::fabs(reqs.back().arrival_s - 4.314579) < 1e-6);
+            if (name == "issue29_burstgpt_quoted_comma.csv") BOOST_TEST(reqs.front().prompt_tokens == 472u);
+            continue;
+          }
+          BOOST_ERROR("read without an error");
+        } catch (const Error& err) {
+          BOOST_TEST(std::string(err.what()).find(name) != std::string::npos, std::string(err.what()).substr(0, 300));
+          BOOST_TEST(std::string(err.what()).size() <= kMaxMessageBytes + 64);
+        }
+        ++n;
+      }
+    }
+  }
+  BOOST_TEST(n >= 17u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

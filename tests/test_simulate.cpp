@@ -1011,6 +1011,21 @@ BOOST_AUTO_TEST_CASE(trace_formats) {
   BOOST_TEST(bg[1].arrival_s == 40.0);
   BOOST_TEST(bg[1].prompt_tokens == 1087u);
   BOOST_TEST(bg[1].output_tokens == 230u);
+  // Arrivals are shifted to the earliest row, not the first (docs/simulate.md "Workloads"): rows at
+  // 5, 2 and 9 s arrive at 3, 0 and 7 s, in arrival order; Unix-epoch seconds (1.7e15) start at 0.
+  const auto shifted = parse_trace("{\"arrival_s\": 5, \"prompt_tokens\": 1, \"output_tokens\": 1}\n"
+                                   "{\"arrival_s\": 2, \"prompt_tokens\": 2, \"output_tokens\": 1}\n"
+                                   "{\"arrival_s\": 9, \"prompt_tokens\": 3, \"output_tokens\": 1}\n",
+                                   "s.jsonl");
+  BOOST_TEST(shifted.at(0).arrival_s == 0.0);
+  BOOST_TEST(shifted.at(0).prompt_tokens == 2u);
+  BOOST_TEST(shifted.at(1).arrival_s == 3.0);
+  BOOST_TEST(shifted.at(2).arrival_s == 7.0);
+  const auto epoch = parse_trace("{\"arrival_s\": 1.7e15, \"prompt_tokens\": 1, \"output_tokens\": 1}\n"
+                                 "{\"arrival_s\": 1700000000000002, \"prompt_tokens\": 1, \"output_tokens\": 1}\n",
+                                 "e.jsonl");
+  BOOST_TEST(epoch.at(0).arrival_s == 0.0);
+  BOOST_TEST(epoch.at(1).arrival_s == 2.0);
   BOOST_CHECK_EXCEPTION(parse_trace("{\"arrival_s\": 1, \"prompt_tokens\": -3, \"output_tokens\": 1}\n", "bad.jsonl"),
                         ConfigError, HasMessage({"bad.jsonl:1", "/prompt_tokens", "non-negative integer"}));
   BOOST_CHECK_EXCEPTION(parse_trace("a,b\n1,2\n", "x.csv"), ConfigError, HasMessage({"x.csv", "unknown trace format"}));

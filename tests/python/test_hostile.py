@@ -96,3 +96,19 @@ def test_invalid_utf8_in_a_deployment_name_is_replaced(tmp_path):
     assert r["name"] == "bad\ufffdname" and r["passed"]
     assert "bad\ufffdname" in kvplan.check(file=f, format="json")
     assert isinstance(kvplan.check(file=f, format="text"), str)  # raw bytes in the report: replaced, no UnicodeDecodeError
+
+
+# Issue 29: a lone surrogate (Python str that UTF-8 cannot encode) is a KvplanError naming the
+# argument, never pybind11's RuntimeError / UnicodeEncodeError, whichever entry point takes it.
+@pytest.mark.parametrize("call, names", [
+    (lambda: kvplan.load("\udcff"), "model"),
+    (lambda: kvplan.load(QWEN, assume="\udcff"), "assume"),
+    (lambda: kvplan.load({"model_type": "qwen3\udcff", "num_hidden_layers": 2}), "config dict"),
+    (lambda: kvplan.plan(QWEN, "H100\udcff"), "gpu"),
+    (lambda: kvplan.check("vllm serve \udcff", gpu="H100"), "command"),
+])
+def test_lone_surrogate_is_kvplan_error(call, names):
+    with pytest.raises(kvplan.KvplanError) as e:
+        call()
+    assert not isinstance(e.value, RuntimeError)
+    assert names in str(e.value) and "no lone surrogates" in str(e.value)

@@ -30,7 +30,8 @@ struct Deployment {
   std::uint64_t gpus = 0;
   std::optional<std::uint64_t> require_concurrency;
   std::optional<std::uint64_t> require_context;
-  std::string base_dir;                // resolves relative files named in the command ("" = cwd)
+  std::string base_dir;                // a file's folder: files the command names are read from and kept inside it
+                                       // ("" = the user's own command line: paths as the shell reads them)
   // "file (line 12, document 2, Deployment/x, container y)", or "command line".
   std::string where() const;
 };

@@ -52,8 +52,8 @@ struct SimRequest {
 // "prefix_id"?, "prefix_tokens"?, "priority"?} per line (any other key is an error). CSV with the header of the public Azure LLM inference
 // traces (TIMESTAMP,ContextTokens,GeneratedTokens; Azure/AzurePublicDataset, AzureLLMInferenceTrace
 // 2023/2024) or of BurstGPT (Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type;
-// HPMLL/BurstGPT), arrival times taken relative to the first row. `source` names the file in
-// messages.
+// HPMLL/BurstGPT), arrival times shifted to the earliest row (docs/simulate.md "Workloads") and
+// the requests sorted by arrival. `source` names the file in messages.
 enum class TraceFormat { automatic, jsonl, azure_csv, burstgpt_csv };
 std::vector<SimRequest> parse_trace(std::string_view text, std::string_view source,
                                     TraceFormat format = TraceFormat::automatic);

@@ -87,10 +87,21 @@ const EngineFlagTable& engine_flag_table(EngineKind e) {
 
 std::string read_command_file(const std::string& path, const std::string& base_dir, std::string_view flag) {
   namespace fs = std::filesystem;
-  std::string p = path;
+  if (base_dir.empty()) return read_regular_file(path, kMaxCommandFileBytes, flag);  // the user's own command line
+  // A deployment file: the shell's path (relative to the working directory) when it exists, else
+  // the path beside the file; either way the containment rule of every store (kvplan/files.h)
+  // holds: with symlinks resolved, the file lies inside the deployment file's folder.
   std::error_code ec;
-  if (!base_dir.empty() && fs::path(path).is_relative() && !fs::exists(path, ec)) p = (fs::path(base_dir) / path).string();
-  return read_regular_file(p, 1u << 20, flag);
+  const fs::path given(path);
+  fs::path p = given.is_relative() && !fs::exists(given, ec) ? fs::path(base_dir) / given : given;
+  const fs::path base_abs = fs::absolute(base_dir, ec);
+  const fs::path rel = fs::absolute(p, ec).lexically_normal().lexically_relative(base_abs.lexically_normal());
+  if (ec || !contained_path(base_abs, rel))
+    throw InputError::value(flag, path,
+                            "a file inside the deployment file's folder " + base_dir +
+                                " (symlinks resolved; kvplan reads no file a deployment names outside it, the rule of "
+                                "docs/reliability.md)");
+  return read_regular_file(p.string(), kMaxCommandFileBytes, flag);
 }
 
 namespace {

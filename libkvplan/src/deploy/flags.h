@@ -99,7 +99,11 @@ double plain_float(const std::string& text, std::string_view flag);
 bool flag_truthy(const std::string& text, std::string_view flag);
 
 // Reads a file named in a command (--config, --extra_llm_api_options): a regular file of at most
-// 1 MiB, relative paths resolved against base_dir when not found as given.
+// kMaxCommandFileBytes. From a deployment file (base_dir not empty) a relative path not found as
+// given is resolved against base_dir, and the file must lie inside base_dir, symlinks resolved
+// (contained_path, kvplan/files.h); an absolute path or `..` out of it is an InputError naming the
+// flag and the path. An empty base_dir (the user's own command line) reads the path as given.
+inline constexpr std::uint64_t kMaxCommandFileBytes = 1ull << 20;  // a --config / --extra_llm_api_options YAML
 std::string read_command_file(const std::string& path, const std::string& base_dir, std::string_view flag);
 
 }  // namespace kvplan::detail

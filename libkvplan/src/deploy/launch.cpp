@@ -227,6 +227,28 @@ const char* const kEngineHint =
     "sglang serve, llama-server, trtllm-serve MODEL, ollama serve, ollama run MODEL), optionally after NAME=value, env, uv run, "
     "uvx, pipx run, torchrun -m, ray job submit --, docker run IMAGE or sh -c";
 
+}  // namespace
+
+// The engines' server images and their ENTRYPOINT:
+// - vllm/vllm-openai: ["vllm", "serve"] (vllm-project/vllm@dead20baf70df70580ecb093f82b0b7b8676e4f5
+//   docker/Dockerfile, stage vllm-openai; older tags, e.g. @0000977eaf873be6a295cf73017976d49ca2fb9d:
+//   ["python3", "-m", "vllm.entrypoints.openai.api_server"] -- the server either way);
+// - ghcr.io/ggml-org/llama.cpp:server* : [ "/app/llama-server" ] (ggml-org/llama.cpp@
+//   bb0e507a4dd9f444c3b8bdb6f888634a6da712f7 .devops/cuda.Dockerfile, stage server).
+namespace detail {
+std::optional<std::string> server_image_entrypoint(const std::string& image) {
+  const std::string repo = image_repository(image), tag = image_tag(image);
+  if (repo == "vllm/vllm-openai" || (repo.size() >= 17 && repo.substr(repo.size() - 17) == "/vllm/vllm-openai"))
+    return "vllm serve";
+  if ((repo.find("ggml-org/llama.cpp") != std::string::npos || repo.find("ggerganov/llama.cpp") != std::string::npos) &&
+      starts_with(tag, "server"))
+    return "/app/llama-server";
+  return std::nullopt;
+}
+}  // namespace detail
+
+namespace {
+
 std::optional<Deployment> recognise(const std::vector<std::string>& argv_in, std::string_view source, int depth);
 
 // `docker run [opts] IMAGE [args]`: the engine the image (or the command after it) runs.
@@ -274,13 +296,12 @@ std::optional<Deployment> recognise_container_run(const std::vector<std::string>
   const bool vllm_image = repo == "vllm/vllm-openai" || (repo.size() >= 17 && repo.substr(repo.size() - 17) == "/vllm/vllm-openai");
   const bool llamacpp_image = repo.find("ggml-org/llama.cpp") != std::string::npos || repo.find("ggerganov/llama.cpp") != std::string::npos;
   const bool starts_engine = !rest.empty() && rest[0].size() && rest[0][0] != '-' && recognise(rest, source, depth + 1);
-  if (entrypoint.empty() && starts_engine && (vllm_image || (llamacpp_image && starts_with(tag, "server")))) {
-    // The image's ENTRYPOINT already is the server (vllm/vllm-openai: ["vllm", "serve"], vllm's
-    // docker/Dockerfile; llama.cpp :server*: ["/app/llama-server"], .devops/*.Dockerfile), and
-    // arguments after the image (Kubernetes: args without command) are appended to it: the
+  if (entrypoint.empty() && starts_engine && detail::server_image_entrypoint(image)) {
+    // The image's ENTRYPOINT already is the server, and arguments after the image (Kubernetes:
+    // args without command; compose: command without entrypoint) are appended to it: the
     // container runs `vllm serve vllm serve ...`, which argparse refuses, and exits.
     throw InputError::value(tool + " run " + image, rest[0] + (rest.size() > 1 ? " " + rest[1] : ""),
-                            std::string("arguments for the image's entrypoint (") + (vllm_image ? "vllm serve" : "llama-server") +
+                            "arguments for the image's entrypoint (" + *detail::server_image_entrypoint(image) +
                                 "): the engine command repeated after the image runs it twice and the container exits at "
                                 "start; drop it from the arguments, or set the command (Kubernetes: command:)");
   }

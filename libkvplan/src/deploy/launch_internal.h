@@ -30,6 +30,12 @@ std::vector<ShellCommand> split_script(std::string_view text, std::map<std::stri
 // something else; a malformed engine command (`vllm serv`) is an error.
 std::optional<Deployment> recognise_engine_command(const std::vector<std::string>& argv, std::string_view source);
 
+// The ENTRYPOINT of an engine's server image ("vllm serve" for vllm/vllm-openai, "/app/llama-server"
+// for ghcr.io/ggml-org/llama.cpp:server*), nullopt for any other image. Arguments given to such an
+// image (docker run IMAGE ARGS, Kubernetes args without command, compose command without
+// entrypoint) are appended to it, so they must not start the engine again.
+std::optional<std::string> server_image_entrypoint(const std::string& image);
+
 // Every engine command of a script.
 std::vector<Deployment> launch_script_deployments(std::string_view text, std::string_view source,
                                                   std::uint64_t first_line = 1,

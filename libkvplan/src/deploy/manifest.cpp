@@ -236,6 +236,10 @@ std::optional<Deployment> container_deployment(const std::vector<std::string>& c
   // No command: the image's entrypoint. `docker run IMAGE args` knows the engines' images.
   argv = {"docker", "run", image.empty() ? std::string("<no image>") : image};
   argv.insert(argv.end(), args.begin(), args.end());
+  // An engine's server image runs its entrypoint with the args appended: what docker run says of
+  // them (the engine command repeated, which makes the container exit) is the verdict, never
+  // retried as a command of its own.
+  if (detail::server_image_entrypoint(image)) return detail::recognise_engine_command(argv, source);
   try {
     return detail::recognise_engine_command(argv, source);
   } catch (const Error&) {
@@ -552,7 +556,11 @@ std::vector<Deployment> read_deployments(std::string_view text, std::string_view
   if (out.empty())
     throw DeploymentError::at(source, 0, "no container runs an engine (vllm serve, python -m vllm.entrypoints.openai.api_server, "
                                          "python -m sglang.launch_server, llama-server, trtllm-serve, or an engine image)");
-  for (auto& d : out) d.base_dir = std::filesystem::path(std::string(source)).parent_path().string();
+  // Files the deployment names (--config, --extra_llm_api_options) are read from, and contained
+  // in, the file's folder ("." for a file in the working directory or a text with no folder).
+  std::string dir = std::filesystem::path(std::string(source)).parent_path().string();
+  if (dir.empty()) dir = ".";
+  for (auto& d : out) d.base_dir = dir;
   return out;
 }
 }  // namespace

@@ -1,5 +1,6 @@
 #include "kvplan/error.h"
 
+#include <algorithm>
 #include <string>
 
 #include "kvplan/text.h"
@@ -95,8 +96,22 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
+namespace {
+// True when `s` already is an echo cut to at most `max` bytes: "<head>... (N bytes)", optionally
+// inside the quotes a caller put around it. Quoting it again keeps N, the length of the original.
+bool already_cut(std::string_view s, std::size_t max) {
+  if (!s.empty() && s.back() == '"') s.remove_suffix(1);
+  constexpr std::string_view tail = " bytes)", mark = "... (";
+  if (!s.ends_with(tail)) return false;
+  const std::size_t at = s.rfind(mark);
+  if (at == std::string_view::npos || at > max + 1) return false;
+  const std::string_view n = s.substr(at + mark.size(), s.size() - tail.size() - at - mark.size());
+  return !n.empty() && std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+}  // namespace
+
 std::string bounded_echo(std::string_view s, std::size_t max) {
-  if (s.size() <= max) return std::string(s);
+  if (s.size() <= max || already_cut(s, max)) return std::string(s);
   std::size_t n = max;
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // not inside a character
   return std::string(s.substr(0, n)) + "... (" + std::to_string(s.size()) + " bytes)";
