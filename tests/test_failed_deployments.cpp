@@ -1,7 +1,12 @@
 // Deployments documented to have failed at start-up (GitHub issues, linked at each case): kvplan
 // check must not PASS them, and must name the term that fails.
+#include <cmath>
+
 #include "helpers.h"
+#include "kvplan/budget.h"
 #include "kvplan/check.h"
+#include "kvplan/units.h"
+#include "kvplan/weights.h"
 
 using namespace kvplan;
 
@@ -85,6 +90,59 @@ BOOST_AUTO_TEST_CASE(vllm_qwen2_5_vl_3b_encoder_profile_a100) {
   // The text-only model of the same size has no such term.
   const auto text = check_cmd("vllm serve Qwen/Qwen2.5-3B-Instruct --gpu-memory-utilization 0.3", "A100-80GB", 1);
   for (const auto& c : text.checks) BOOST_TEST(c.name != "modelled");
+}
+
+BOOST_AUTO_TEST_CASE(vllm_gpt_oss_120b_h100_mxfp4_experts) {
+  // https://github.com/vllm-project/vllm/issues/23278 (vLLM 0.10.1, one H100 80GB HBM3, `vllm serve
+  // openai/gpt-oss-120b`, no other argument): the log shows marlin_utils_fp4.py's "Weight-only FP4
+  // compression will be used leveraging the Marlin kernel", "Model loading took 65.9651 GiB" and
+  // "Available KV cache memory: -2.14 GiB", then "EngineCore failed to start". The checkpoint holds
+  // 60.77 GiB; vLLM's Marlin MoE layout pads the experts' I 2880 -> 2944 and H 2880 -> 3072
+  // (mxfp4.py Mxfp4MoEMethod.create_weights), which kvplan counted as the checkpoint's shapes
+  // (60.8-61.6 GiB) and passed.
+  const auto r = check_cmd("vllm serve openai/gpt-oss-120b", "H100", 1, "0.10.1");
+  BOOST_TEST((r.verdict != Verdict::pass));
+  BOOST_TEST(mentions(r, "widest terms of the band: weights 60.77 GiB to 66.81 GiB"));
+  BOOST_TEST(mentions(r, "MXFP4 experts as vLLM allocates them"));
+  const BudgetTerm* w = nullptr;
+  for (const auto& t : r.budget)
+    if (t.name == "weights") w = &t;
+  BOOST_REQUIRE(w);
+  const auto m = load_model("openai/gpt-oss-120b");
+  const std::uint64_t non_experts = weight_bytes(m).non_experts;
+  BOOST_TEST(non_experts == 65'248'815'744ull - 36ull * 128 * 13'236'480);  // metadata.total_size less the experts
+  // Favourable end: the Triton allocation (the checkpoint's shapes); the Marlin layout is
+  // non-experts + 4,608 x 14,431,744 B = 70,756,592,256 B = 65.8972 GiB.
+  BOOST_TEST(w->low == 65'248'815'744u);
+  const std::uint64_t marlin = non_experts + 36ull * 128 * 14'431'744;
+  BOOST_TEST(marlin == 70'756'592'256u);
+  // The logged 65.9651 GiB (printed to 4 decimals) lies in the band, 0.10 % above the Marlin layout
+  // (the rest: buffers such as the rotary cache, inside the term's loader margin).
+  const double logged = 65.9651 * static_cast<double>(GiB);
+  BOOST_TEST(static_cast<double>(w->low) < logged);
+  BOOST_TEST(static_cast<double>(w->high) > logged);
+  BOOST_TEST(std::abs(static_cast<double>(marlin) / logged - 1.0) < 0.0011);
+  // kvplan's point estimate for 0.10.x (Marlin + the typical loader margin): within 0.3 % of the log.
+  BOOST_TEST(std::abs(static_cast<double>(typical_of(*w)) / logged - 1.0) < 0.003);
+  // Below SM90 only Marlin runs: on an A100-80GB the weights' favourable end is the Marlin layout.
+  const auto a100 = check_cmd("vllm serve openai/gpt-oss-120b", "A100-80GB", 1, "0.10.1");
+  for (const auto& t : a100.budget)
+    if (t.name == "weights") BOOST_TEST(t.low == marlin);
+}
+
+BOOST_AUTO_TEST_CASE(vllm_gpt_oss_120b_h100_triton_held_out) {
+  // Held out (not used to choose any end or typical value): https://github.com/vllm-project/vllm/issues/33155
+  // (vLLM 0.14.1, one H100): "[mxfp4.py:165] Using Triton backend" and "Model loading took 64.38 GiB".
+  // kvplan's Hopper band (Triton's allocation to Marlin's layout, its swizzle not derived) holds it.
+  const auto r = check_cmd("vllm serve openai/gpt-oss-120b", "H100", 1, "0.14.1");
+  const double logged = 64.38 * static_cast<double>(GiB);
+  for (const auto& t : r.budget)
+    if (t.name == "weights") {
+      BOOST_TEST(static_cast<double>(t.low) < logged);
+      BOOST_TEST(static_cast<double>(t.high) > logged);
+      // The point estimate (the band's midpoint past 0.10): within 1.5 % of the log.
+      BOOST_TEST(std::abs(static_cast<double>(typical_of(t)) / logged - 1.0) < 0.015);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -72,6 +72,12 @@ struct BudgetInput {
   EngineKind engine = EngineKind::vllm;
   ByteBand device;                         // the runtime's device total (hardware.h runtime_memory_band)
   std::uint64_t weights_bytes = 0;         // per GPU, counted from the checkpoint
+  // Where the engine's kernels hold some weights at a layout kvplan bounds but cannot pin (vLLM's
+  // MXFP4 MoE backends: kvplan/vllm_weights.h): weights_bytes is the favourable end, and the term
+  // reaches weights_bytes + weights_layout_extra (its typical end weights_layout_typical_extra).
+  std::uint64_t weights_layout_extra = 0;
+  std::uint64_t weights_layout_typical_extra = 0;
+  std::string weights_layout_source;
   std::uint64_t tp = 1;
   std::uint64_t max_num_batched_tokens = 8192;  // vLLM / TRT-LLM max_num_tokens / SGLang chunked prefill
   std::uint64_t sampler_seqs = 256;        // sequences the sampler warm-up holds logits for

@@ -22,6 +22,7 @@
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
 #include "kvplan/units.h"
+#include "kvplan/vllm_weights.h"
 #include "kvplan/weights.h"
 #include "kvplan/text.h"
 #include "util/config_view.h"
@@ -306,6 +307,21 @@ VllmLaunch read_vllm_launch(const Deployment& d, const Accelerator& gpu, const L
 // The verdict
 // ---------------------------------------------------------------------------------------------
 namespace {
+// The GPU family vLLM's MXFP4 MoE backend choice depends on (its CUDA compute capability), by the
+// catalog's names: Hopper SM90, datacenter Blackwell SM100 (hardware.h is_blackwell), consumer and
+// workstation Blackwell SM120/SM121 (RTX 50, RTX PRO Blackwell, GB10), Ampere/Ada SM80-SM89. Below
+// SM80 (V100, T4, ...) and other vendors: `other` (no padding derived).
+VllmGpuArch vllm_gpu_arch(const Accelerator& a) {
+  if (ascii_upper(a.vendor) != "NVIDIA") return VllmGpuArch::other;
+  const std::string n = ascii_upper(a.name);
+  auto starts = [&n](const char* p) { return n.rfind(p, 0) == 0; };
+  if (starts("H100") || starts("H200") || starts("H20-") || starts("H800") || starts("GH200")) return VllmGpuArch::sm90;
+  if (is_blackwell(a)) return VllmGpuArch::sm100;
+  if (starts("RTX5") || starts("GB10") || n.find("BLACKWELL") != std::string::npos) return VllmGpuArch::sm120;
+  if (starts("V100") || starts("T4") || starts("RTX2") || starts("P100") || starts("P40")) return VllmGpuArch::other;
+  return VllmGpuArch::cuda_pre_hopper;
+}
+
 constexpr const char* kTpPp = "GPU count (tensor x pipeline parallel size)";
 // tp x pp x dp, each product checked with the name of what overflowed (absurd degrees are an
 // error, never a wrapped count).
@@ -543,6 +559,25 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       weights_per_gpu = ep ? checked_add(ceil_div(wb.non_experts, checked_mul(tp, pp, kTpPp)), ceil_div(wb.experts, gpu_count(tp, pp, dp)))
                            : ceil_div(wb.total, checked_mul(tp, pp, kTpPp));
       if (ep && dp > 1) r.notes.push_back("--enable-expert-parallel: routed experts split over " + std::to_string(tp * dp) + " ranks");
+      // MXFP4 MoE (gpt-oss): the routed experts as vLLM's backend for this GPU allocates them
+      // (engines/vllm_weights.cpp), the favourable end counted and the rest of the band in the term.
+      if (!weight_override && !o.weight_bytes) {
+        bool env_marlin = false;
+        for (const auto& [k, val] : d.env)
+          if (k == "VLLM_MXFP4_USE_MARLIN") env_marlin = val == "1" || ascii_lower(val) == "true";
+        const VllmMxfp4Experts mx = vllm_mxfp4_experts(m, vllm_gpu_arch(acc), tp, ep ? gpu_count(tp, 1, dp) : 0, pp,
+                                                       o.engine_version, env_marlin);
+        if (mx.applies) {
+          weights_per_gpu = checked_add(ceil_div(wb.non_experts, checked_mul(tp, pp, kTpPp)), mx.low);
+          bin.weights_layout_extra = mx.high - mx.low;
+          bin.weights_layout_typical_extra = mx.typical ? mx.typical - mx.low : (mx.high - mx.low) / 2;
+          bin.weights_layout_source = "MXFP4 experts as vLLM allocates them (" + mx.source + ")";
+          r.notes.push_back("MXFP4 routed experts as vLLM holds them on " + acc.name + ": " + format_gib(mx.low) +
+                            (mx.high == mx.low ? " (" + mx.low_backend + ")"
+                                               : " (" + mx.low_backend + ") to " + format_gib(mx.high) + " (" + mx.high_backend + ")") +
+                            " per GPU, against " + format_gib(mx.checkpoint) + " at the checkpoint's shapes");
+        }
+      }
       // Speculative decoding: MTP / EAGLE draft layers hold weights and KV pages in the same pool.
       std::uint64_t draft_layers = 0;
       if (f.has("--speculative-config")) {
@@ -1017,6 +1052,16 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       msg = eng + " fails at start-up: " + best.error;
     } else {
       msg = eng + " may fail at start-up (it starts at the favourable end of the memory band only): " + worst.error;
+      // Name the terms whose bands decide it (the widest first), so the user knows what to pin
+      // (--weights, --engine-log).
+      std::vector<const BudgetTerm*> wide;
+      for (const auto& t : budget.terms)
+        if (t.high > t.low) wide.push_back(&t);
+      std::stable_sort(wide.begin(), wide.end(), [](const BudgetTerm* a, const BudgetTerm* b) { return a->high - a->low > b->high - b->low; });
+      std::string terms;
+      for (std::size_t i = 0; i < wide.size() && i < 2; ++i)
+        terms += (i ? ", " : "") + wide[i]->name + " " + format_gib(wide[i]->low) + " to " + format_gib(wide[i]->high) + " (" + wide[i]->source + ")";
+      if (!terms.empty()) msg += " [widest terms of the band: " + terms + "]";
     }
     add_check("starts", worst.starts, best.starts, "starts",
               worst.starts ? "starts" : best.starts ? "uncertain" : "does not start", msg);

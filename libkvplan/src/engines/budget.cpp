@@ -105,11 +105,17 @@ EngineBudget engine_budget(const ModelSpec& m, const BudgetInput& in) {
   b.device = in.device;
   // Weights as loaded: the count from the checkpoint, up to 1% + 256 MiB more for buffers the
   // loader keeps (rotary caches, padding of the vocabulary to the TP size).
+  // A layout band (vLLM's MXFP4 MoE backends) widens the high end by what the engine's kernel
+  // choice may add, and names where it comes from.
+  const std::uint64_t w_high = checked_add(in.weights_bytes, in.weights_layout_extra, "weights");
   b.terms.push_back({"weights", in.weights_bytes,
-                     checked_add(in.weights_bytes, checked_add(in.weights_bytes / 100, 256 * MiB), "weights"), "counted",
-                     "checkpoint tensors split over tp x pp (kvplan weight_bytes)",
+                     checked_add(w_high, checked_add(w_high / 100, 256 * MiB), "weights"), "counted",
+                     in.weights_layout_source.empty()
+                         ? std::string("checkpoint tensors split over tp x pp (kvplan weight_bytes)")
+                         : "checkpoint tensors split over tp x pp (kvplan weight_bytes), " + in.weights_layout_source,
                      // Typical: +0.1% to +0.5% logged ("Model loading took 14.99 GiB" for 14.96 GiB counted).
-                     checked_add(in.weights_bytes, in.weights_bytes / 256)});
+                     checked_add(checked_add(in.weights_bytes, std::min(in.weights_layout_typical_extra, in.weights_layout_extra)),
+                                 w_high / 256)});
   const bool multi = in.tp > 1;
   switch (in.engine) {
     case EngineKind::vllm: {
