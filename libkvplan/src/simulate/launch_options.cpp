@@ -188,12 +188,10 @@ TrtllmSimOptions trtllm_sim_options(const Deployment& d) {
 
 namespace {
 
-// A `vllm serve` command, as cmd_simulate.cpp's prepare_vllm reads its launch-command form:
-// read_vllm_launch, vllm serve's batch defaults for the GPU, kvplan check's memory budget, and
-// the simulated pool proven to be the block count check reports.
 // vLLM settings that change what the scheduler does but that the simulated V1 scheduler does
 // not hold: each is an error naming it, not a run that silently behaves as if it were unset.
-// Returns what the run should say about settings it takes as they are.
+// Returns what the run should say about settings it takes as they are (defined below).
+//
 // A flag check cannot count in memory (its "modelled" requirement) leaves the pool unproven, and
 // what such flags do (draft models, adapters, beams) the simulator does not do either.
 void refuse_unmodelled(const CheckResult& cr) {
@@ -231,6 +229,9 @@ std::vector<std::string> refuse_unsimulated_vllm_flags(const Deployment& d) {
   return notes;
 }
 
+// A `vllm serve` command, as cmd_simulate.cpp's prepare_vllm reads its launch-command form:
+// read_vllm_launch, vllm serve's batch defaults for the GPU, kvplan check's memory budget, and
+// the simulated pool proven to be the block count check reports.
 SimDeployment prepare_vllm_simulation(Deployment d, CheckOptions co, const LoadOptions& lo) {
   SimDeployment p;
   const Accelerator& gpu = co.device ? *co.device : find_accelerator(co.gpu);
