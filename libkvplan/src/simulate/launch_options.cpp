@@ -188,10 +188,6 @@ TrtllmSimOptions trtllm_sim_options(const Deployment& d) {
 
 namespace {
 
-// vLLM settings that change what the scheduler does but that the simulated V1 scheduler does
-// not hold: each is an error naming it, not a run that silently behaves as if it were unset.
-// Returns what the run should say about settings it takes as they are (defined below).
-//
 // A flag check cannot count in memory (its "modelled" requirement) leaves the pool unproven, and
 // what such flags do (draft models, adapters, beams) the simulator does not do either.
 void refuse_unmodelled(const CheckResult& cr) {
@@ -202,6 +198,9 @@ void refuse_unmodelled(const CheckResult& cr) {
                               "not simulate what these change)");
 }
 
+// vLLM settings that change what the scheduler does but that the simulated V1 scheduler does
+// not hold: each is an error naming it, not a run that silently behaves as if it were unset.
+// Returns what the run should say about settings it takes as they are.
 std::vector<std::string> refuse_unsimulated_vllm_flags(const Deployment& d) {
   const detail::ParsedFlags f = detail::parse_engine_flags(EngineKind::vllm, d.args, d.env, d.base_dir);
   auto refuse = [&](const char* flag, const char* expected) {
