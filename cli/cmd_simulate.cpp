@@ -180,7 +180,7 @@ struct SimulateCliOptions {
   std::string gpu, engine = "vllm", trace, workload, calibration, csv, find, seed;
   VllmFlags vllm;
   OtherEngineFlags other;
-  double prefill_efficiency = 0.5;
+  double prefill_efficiency = 0;  // 0: the calibrated compute fraction (data/step_time.json)
   double slo_ttft = 0, slo_tpot = 0, slo_e2e = 0, slo_percentile = 0.9, price = 0, target_rate = 0;
   bool json = false;
 };
@@ -387,7 +387,7 @@ static void register_simulate(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", o->seed, "seed for the synthetic workload (overrides seed= in the spec)");
   cmd->add_option("--calibration", o->calibration,
                   "CSV of measured steps (prefill_tokens, decode_tokens, kv_tokens_read, seconds) for a fitted step time");
-  cmd->add_option("--prefill-efficiency", o->prefill_efficiency, "roofline: fraction of the dense peak prefill reaches")
+  cmd->add_option("--prefill-efficiency", o->prefill_efficiency, "fraction of the dense peak GEMMs reach (default 0: the calibrated one, data/step_time.json)")
       ->capture_default_str();
   cmd->add_option("--slo-ttft", o->slo_ttft, "time-to-first-token target, seconds (goodput, --find)");
   cmd->add_option("--slo-tpot", o->slo_tpot, "time-per-output-token target, seconds");

@@ -81,7 +81,7 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
              max_num_batched_tokens=None, kv_cache_dtype=None, block_size=None, gpu_memory_utilization=None,
              kv_cache_memory=None, enable_prefix_caching=True, tensor_parallel_size=1, pipeline_parallel_size=1,
              long_prefill_token_threshold=None, enable_chunked_prefill=True, scheduler_reserve_full_isl=True,
-             scheduling_policy="fcfs", slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0, calibration=None, prefill_efficiency=0.5, steps=False, find=None,
+             scheduling_policy="fcfs", slo_ttft=0.0, slo_tpot=0.0, slo_e2e=0.0, calibration=None, prefill_efficiency=0.0, steps=False, find=None,
              slo_percentile=0.9, price=0.0, target_rate=0.0):
     """Simulate vLLM V1 serving `model` on one replica of `gpu` (tensor_parallel_size GPUs).
 

@@ -21,6 +21,7 @@ struct Accelerator {
   double bandwidth_bytes_per_s = 0;    // datasheet memory bandwidth
   double bf16_flops = 0;               // dense BF16 peak
   double fp8_flops = 0;                // dense FP8 peak (0: not supported)
+  double fp4_flops = 0;                // dense FP4 (NVFP4/MXFP4) peak (0: none in the datasheet)
   bool bf16 = true;                    // false: no bfloat16 (NVIDIA compute capability < 8.0)
   std::string interconnect;            // "NVLink 4, 900 GB/s"
   double interconnect_bytes_per_s = 0;

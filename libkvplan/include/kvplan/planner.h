@@ -108,10 +108,18 @@ struct Plan {
   // Its terms, which add up to decode_step_seconds: the weight reads of every PP stage (a stage
   // waits for the one before), the cache reads, and the offloaded cache over the host link.
   double decode_weight_seconds = 0, decode_kv_seconds = 0, decode_offload_seconds = 0;
+  // The step model's other terms (kvplan/step_time.h): compute (max'ed with the memory term, not
+  // added), and the fixed overhead plus TP all-reduces.
+  double decode_compute_seconds = 0, decode_overhead_seconds = 0;
+  // The band: the held-out error of the calibration (data/step_time.json, docs/speed.md).
+  double decode_step_seconds_fast = 0, decode_step_seconds_slow = 0;
   double decode_tokens_per_second = 0;           // per sequence
   double decode_tokens_per_second_aggregate = 0; // all sequences, all replicas
   double prefill_flops = 0;
   double ttft_seconds = 0;
+  bool ttft_known = false;              // false: no FLOP/s figure for the GPU (notes say which)
+  double ttft_seconds_fast = 0, ttft_seconds_slow = 0;
+  std::string step_time_model;          // describe_step_time(): the formula and its constants
   std::uint64_t crossover_tokens = 0;  // fewest cached tokens (batch x context) whose reads reach the weights'
   std::uint64_t crossover_concurrency = 0;  // sequences of `context` tokens past which cache reads dominate
   std::string reason;                 // one sentence when it does not fit

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/step_time.h"
 #include "kvplan/check.h"
 #include "kvplan/engines.h"
 #include "kvplan/hardware.h"
@@ -107,14 +108,19 @@ struct StepBatch {
   std::uint64_t requests = 0;
   double kv_bytes_read = 0;           // exact per-layer bytes read (windows capped), this GPU
   double flops = 0;                   // linear layers + attention, this GPU
+  StepWork work;                      // what step_time() was given (filled when the step is timed)
 };
 
-// roofline: max(weights read + KV read) / bandwidth, FLOPs / (peak x efficiency)) on one GPU of
-// the replica (an estimate: no kernel overheads, no communication). linear: a + b x prefill +
-// c x decode + d x kv_tokens_read, fitted to measured steps.
+// roofline (the default): kvplan/step_time.h's step_time() with the calibrated constants
+// (data/step_time.json) on one GPU of the replica. linear: a + b x prefill + c x decode + d x
+// kv_tokens_read, fitted to measured steps.
 struct StepTimeModel {
   enum class Kind { roofline, linear } kind = Kind::roofline;
-  double prefill_efficiency = 0.5;  // roofline: fraction of the dense peak prefill reaches
+  // roofline: fraction of the dense peak GEMMs reach; 0 = the calibrated compute_fraction.
+  double prefill_efficiency = 0;
+  StepCalibration calibration = default_step_calibration();
+  // Every step's time x this (the band's ends: calibration.fast_factor / slow_factor; 1 = typical).
+  double time_scale = 1;
   double a = 0, b = 0, c = 0, d = 0;
   std::uint64_t samples = 0;        // linear: rows fitted
   double rms_error_s = 0;           // linear: fit residual
@@ -162,6 +168,7 @@ struct SimStep {
   std::vector<std::uint64_t> group_blocks;       // blocks held per KV cache group
   std::uint64_t preemptions = 0;                 // in this step
   std::uint64_t finished = 0;                    // in this step
+  StepWork work;                                 // the step-time terms (this GPU)
 };
 
 // SGLang's scheduler settings that its engine profile does not hold (python/sglang/srt/server_args.py).

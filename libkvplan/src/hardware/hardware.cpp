@@ -93,6 +93,7 @@ Accelerator parse_entry(const json& e, std::string_view source) {
   a.bandwidth_bytes_per_s = positive_number(e, source, a.name, "bandwidth_bytes_per_s", false);
   a.bf16_flops = positive_number(e, source, a.name, "bf16_flops", false);
   a.fp8_flops = positive_number(e, source, a.name, "fp8_flops", false);
+  a.fp4_flops = positive_number(e, source, a.name, "fp4_flops", false);
   if (e.contains("bf16")) {
     if (!e.at("bf16").is_boolean()) throw InputError::value(where(source, a.name, "bf16"), detail::describe_json(e.at("bf16")), "true or false");
     a.bf16 = e.at("bf16").get<bool>();

@@ -15,6 +15,7 @@
 #include "kvplan/checked.h"
 #include "kvplan/error.h"
 #include "kvplan/sizes.h"
+#include "kvplan/step_time.h"
 #include "kvplan/weights.h"
 
 namespace kvplan {
@@ -263,9 +264,9 @@ void validate(const ModelSpec& m, const PlanInput& in) {
     throw InputError::value("shared prefix (--shared-prefix)", num(in.shared_prefix_tokens),
                             "at most the context (" + num(in.context) + " tokens)");
   if (in.block_tokens == 0) throw InputError::value("block size (--block-tokens)", "0", "a positive token count");
-  if (!(in.prefill_efficiency > 0 && in.prefill_efficiency <= 1))
+  if (!(in.prefill_efficiency >= 0 && in.prefill_efficiency <= 1))
     throw InputError::value("prefill efficiency (--prefill-efficiency)", std::to_string(in.prefill_efficiency),
-                            "a fraction in (0, 1]");
+                            "a fraction in (0, 1], or 0 for the calibrated one");
   if ((in.offload_bytes > 0 && !(in.offload_bytes_per_s > 0)) || !(in.offload_bytes_per_s >= 0) ||
       !std::isfinite(in.offload_bytes_per_s))
     throw InputError::value("offload bandwidth (--offload-bandwidth)", std::to_string(in.offload_bytes_per_s),
@@ -378,6 +379,17 @@ MinGpus search_min_gpus(const ModelSpec& m, const PlanInput& in, const CacheDtyp
 }
 
 // 2 x active params x new tokens + each attention layer's attention_cost.
+// One decode token for each of `batch` sequences of `context` tokens: the linear layers' FLOPs
+// and each attention layer's min(context, window) pairs (as the simulator's StepTimer::add counts).
+double decode_flops(const ModelSpec& m, std::uint64_t context, std::uint64_t batch) {
+  double per_token = 2.0 * static_cast<double>(m.params.active);
+  for (const auto& l : m.layers) {
+    const AttentionCost a = attention_cost(m, l);
+    if (a.flops_per_pair > 0) per_token += a.flops_per_pair * static_cast<double>(std::min(context, a.max_keys));
+  }
+  return per_token * static_cast<double>(batch);
+}
+
 double prefill_flops(const ModelSpec& m, std::uint64_t from, std::uint64_t to) {
   double flops = 2.0 * static_cast<double>(m.params.active) * static_cast<double>(to - from);
   for (const auto& l : m.layers) {
@@ -385,12 +397,6 @@ double prefill_flops(const ModelSpec& m, std::uint64_t from, std::uint64_t to) {
     if (a.flops_per_pair > 0) flops += a.flops_per_pair * attended_pairs(from, to, a.max_keys);
   }
   return flops;
-}
-
-bool weights_are_fp8(const ModelSpec& m, const PlanInput& in) {
-  auto is_fp8 = [](Dtype d) { return d == Dtype::fp8_e4m3 || d == Dtype::fp8_e5m2; };
-  if (in.weight_dtype) return in.weight_dtype->dtype && is_fp8(*in.weight_dtype->dtype);
-  return m.quantization && m.quantization->dtype && is_fp8(*m.quantization->dtype);
 }
 
 std::string gb(std::uint64_t b) { return format_gb(b); }
@@ -618,13 +624,34 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   std::uint64_t kv_read = 0;
   for (const auto& s : st) kv_read = add(kv_read, mul(replica_c, s.read_per_seq));
   p.kv_bytes_read_per_step = kv_read;
+  // The decode step and TTFT are kvplan/step_time.h's step_time(), the function `simulate` times
+  // every scheduler step with: one decode token for each of the replica's sequences.
+  const std::optional<Dtype> weights_dtype =
+      in.weight_dtype ? std::optional<Dtype>(in.weight_dtype->dtype.value_or(Dtype::bf16)) : std::nullopt;
+  const StepDevice dev = step_device(m, in.gpu, shape.tp, weights_dtype);
+  StepCalibration cal = default_step_calibration();
+  if (in.prefill_efficiency > 0) cal.compute_fraction = in.prefill_efficiency;
+  p.step_time_model = describe_step_time(dev, cal);
   const double bw = in.gpu.bandwidth_bytes_per_s;
   if (!(bw > 0)) {
     p.notes.push_back("no memory bandwidth for " + in.gpu.name + " (give --gpu-bandwidth): no decode-speed figures");
   } else {
-  p.decode_weight_seconds = w_read / bw;
-  p.decode_kv_seconds = static_cast<double>(kv_read) / bw;
-  double step = (w_read + static_cast<double>(kv_read)) / bw;
+  StepWork work;
+  work.weight_bytes = w_read;
+  work.kv_bytes = static_cast<double>(kv_read);
+  work.flops = decode_flops(m, in.context, replica_c) / static_cast<double>(shape.tp);
+  set_allreduce(work, dev, replica_c);
+  if (!(dev.peak_flops > 0)) {
+    work.flops = 0;  // memory and overheads only; said below
+    p.notes.push_back("no " + dev.peak_name + " FLOP/s figure (" + dev.peak_field + ") for " + in.gpu.name +
+                      ": the decode step leaves out its compute term");
+  }
+  const StepTime t = step_time(work, dev, cal);
+  p.decode_weight_seconds = t.weights_s;
+  p.decode_kv_seconds = t.kv_s;
+  p.decode_compute_seconds = t.compute_s;
+  p.decode_overhead_seconds = t.overhead_s + t.comm_s;
+  double step = t.seconds;
   if (p.per_gpu.offloaded_bytes) {
     p.decode_offload_seconds =
         static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
@@ -632,6 +659,8 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
     p.notes.push_back("offloaded cache is read over the host link every step (busiest stage's spill x pp stages)");
   }
   p.decode_step_seconds = step;
+  p.decode_step_seconds_fast = step * cal.fast_factor;
+  p.decode_step_seconds_slow = step * cal.slow_factor;
   p.decode_tokens_per_second = 1.0 / step;
   p.decode_tokens_per_second_aggregate = static_cast<double>(in.concurrency) / step;
   }
@@ -651,12 +680,31 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   // TTFT: one prompt's uncached tokens (the shared prefix is a cache hit), spread over tp GPUs;
   // pipeline stages run one after another for a single prompt.
   p.prefill_flops = prefill_flops(m, in.shared_prefix_tokens, in.context);
-  const bool fp8 = weights_are_fp8(m, in) && in.gpu.fp8_flops > 0;
-  const double peak = fp8 ? in.gpu.fp8_flops : in.gpu.bf16_flops;
-  if (peak > 0) p.ttft_seconds = p.prefill_flops / (static_cast<double>(shape.tp) * peak * in.prefill_efficiency);
   if (m.params.active == 0) p.notes.push_back("active parameter count unknown: prefill FLOPs count attention only");
-  p.notes.push_back("TTFT assumes " + std::to_string(static_cast<int>(std::lround(in.prefill_efficiency * 100))) + "% of the " +
-                    (fp8 ? "FP8" : "BF16") + " dense peak; decode times are bandwidth rooflines with no overheads");
+  if (!(dev.peak_flops > 0)) {
+    p.ttft_known = false;
+    p.notes.push_back("TTFT unknown: no dense " + dev.peak_name + " FLOP/s figure (" + dev.peak_field + ") for " +
+                      in.gpu.name + " (give --gpu-flops)");
+  } else if (bw > 0) {
+    // One prompt's uncached tokens in one step (no chunking), spread over tp GPUs; pipeline stages
+    // run one after another.
+    StepWork work;
+    const std::uint64_t prompt = in.context - in.shared_prefix_tokens;
+    work.weight_bytes = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, prompt) /
+                        static_cast<double>(shape.tp);
+    work.flops = p.prefill_flops / static_cast<double>(shape.tp);
+    set_allreduce(work, dev, prompt);
+    p.ttft_seconds = step_time(work, dev, cal).seconds;
+    p.ttft_known = true;
+  } else {
+    p.ttft_seconds = p.prefill_flops / (static_cast<double>(shape.tp) * dev.peak_flops * cal.compute_fraction);
+    p.ttft_known = true;
+  }
+  p.ttft_seconds_fast = p.ttft_seconds * cal.fast_factor;
+  p.ttft_seconds_slow = p.ttft_seconds * cal.slow_factor;
+  p.notes.push_back("times use the calibrated step model (" + cal.source + "): " + std::to_string(std::lround(cal.compute_fraction * 100)) +
+                    "% of the " + dev.peak_name + " dense peak, " + std::to_string(std::lround(cal.bandwidth_fraction * 100)) +
+                    "% of the bandwidth; the band (fast/slow) is the held-out error of its fit");
   if (in.reserved.override_bytes) p.notes.push_back("reserved memory given: " + gb(b.reserved) + " per GPU");
   else
     p.notes.push_back("reserved memory estimated: " + format_gib(in.reserved.runtime_bytes) + " runtime + " +

@@ -105,7 +105,14 @@ json to_json(const Plan& p) {
   j["decode_tokens_per_second"] = p.decode_tokens_per_second;
   j["decode_tokens_per_second_aggregate"] = p.decode_tokens_per_second_aggregate;
   j["prefill_flops"] = p.prefill_flops;
-  j["ttft_seconds"] = p.ttft_seconds;
+  // null when the GPU has no FLOP/s figure (notes name the missing one), never a 0 that reads as instant.
+  j["ttft_seconds"] = p.ttft_known ? json(p.ttft_seconds) : json(nullptr);
+  j["ttft_seconds_band"] = p.ttft_known ? json{{"fast", p.ttft_seconds_fast}, {"typical", p.ttft_seconds}, {"slow", p.ttft_seconds_slow}}
+                                        : json(nullptr);
+  j["decode_step_seconds_band"] = {{"fast", p.decode_step_seconds_fast}, {"typical", p.decode_step_seconds}, {"slow", p.decode_step_seconds_slow}};
+  j["decode_compute_seconds"] = p.decode_compute_seconds;
+  j["decode_overhead_seconds"] = p.decode_overhead_seconds;
+  j["step_time_model"] = p.step_time_model;
   j["crossover_tokens"] = p.crossover_tokens;
   j["crossover_concurrency"] = p.crossover_concurrency;
   j["reason"] = p.fits ? json(nullptr) : json(p.reason);
@@ -212,9 +219,10 @@ std::string format_plan_text(const Plan& p) {
   line("  cache alone", format_bytes(p.cache_total_bytes) + " = " + std::to_string(p.cache_only_gpus_marketing) + " x " +
                             p.gpu + " at the datasheet figure, " + std::to_string(p.cache_only_gpus_device) +
                             " at reported capacity");
-  o += "roofline\n";
+  o += "speed (calibrated step model; band = held-out error)\n";
   if (p.decode_step_seconds > 0) {  // 0: no bandwidth known (the notes say so)
-    line("  decode step", seconds(p.decode_step_seconds) + " (weights " + format_bytes(p.weight_bytes_read_per_step) +
+    line("  decode step", seconds(p.decode_step_seconds) + " [" + seconds(p.decode_step_seconds_fast) + " .. " +
+                              seconds(p.decode_step_seconds_slow) + "] (weights " + format_bytes(p.weight_bytes_read_per_step) +
                               " + cache " + format_bytes(p.kv_bytes_read_per_step) + " read per GPU)");
     line("  decode speed", fixed(p.decode_tokens_per_second, 1) + " tok/s per sequence, " +
                                fixed(p.decode_tokens_per_second_aggregate, 1) + " tok/s total");
@@ -223,7 +231,12 @@ std::string format_plan_text(const Plan& p) {
   }
   line("  cache > weights at", format_count(p.crossover_tokens, "token") + " in the batch (" +
                                    format_count(p.crossover_concurrency, "sequence") + " of " + format_count(p.context) + ")");
-  line("  TTFT", seconds(p.ttft_seconds) + " (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
+  if (p.ttft_known)
+    line("  TTFT", seconds(p.ttft_seconds) + " [" + seconds(p.ttft_seconds_fast) + " .. " + seconds(p.ttft_seconds_slow) +
+                       "] (" + fixed(p.prefill_flops / 1e12, 2) + " TFLOP prefill)");
+  else
+    line("  TTFT", "unknown: no FLOP/s figure for " + p.gpu + " (give --gpu-flops); " + fixed(p.prefill_flops / 1e12, 2) +
+                       " TFLOP prefill");
   for (const auto& n : p.notes) o += "note: " + n + "\n";
   return o;
 }

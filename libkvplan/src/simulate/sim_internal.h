@@ -93,7 +93,8 @@ class StepTimer {
   explicit StepTimer(const StepTimeModel& linear);
   // Adds one scheduled request (context before, tokens scheduled) to the batch being built.
   void add(StepBatch& b, std::uint64_t computed, std::uint64_t scheduled) const;
-  double seconds(const StepBatch& b) const;
+  // Times the batch; fills b.work with the terms step_time() was given.
+  double seconds(StepBatch& b) const;
   std::string describe() const;
 
  private:
@@ -109,8 +110,8 @@ class StepTimer {
   double state_bytes_ = 0;
   double linear_flops_per_token_ = 0;
   std::uint64_t active_bytes_ = 0, expert_bytes_ = 0, experts_ = 0, experts_per_token_ = 0;
-  double tp_ = 1, bandwidth_ = 0, peak_ = 0;
-  std::string peak_name_;
+  double tp_ = 1;
+  StepDevice device_;
 };
 
 }  // namespace kvplan::detail

@@ -37,6 +37,7 @@ void RunRecorder::step(double clock, double dt, std::uint64_t running, std::uint
   st_.prefill_tokens = batch.prefill_tokens;
   st_.decode_tokens = batch.decode_tokens;
   st_.kv_tokens_read = batch.kv_tokens_read;
+  st_.work = batch.work;
   st_.blocks_used = blocks_used;
   st_.cached_free_blocks = cached_free;
   st_.group_blocks.assign(1, blocks_used);

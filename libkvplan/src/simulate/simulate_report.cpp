@@ -139,7 +139,7 @@ std::string format_capacity_text(const CapacityResult& c) {
 
 std::string sim_step_csv_header() {
   return "step,start_s,duration_s,running,waiting,scheduled,prefill_tokens,decode_tokens,kv_tokens_read,blocks_used,"
-         "cached_free_blocks,preemptions,finished,group_blocks\n";
+         "cached_free_blocks,preemptions,finished,group_blocks,weight_bytes,kv_bytes,flops,allreduce_bytes,allreduces\n";
 }
 
 std::string format_sim_step_csv(const SimStep& s) {
@@ -151,7 +151,10 @@ std::string format_sim_step_csv(const SimStep& s) {
      << s.decode_tokens << "," << s.kv_tokens_read << "," << s.blocks_used << "," << s.cached_free_blocks << ","
      << s.preemptions << "," << s.finished << ",";
   for (std::size_t i = 0; i < s.group_blocks.size(); ++i) os << (i ? ";" : "") << s.group_blocks[i];
-  os << "\n";
+  char work[160];
+  std::snprintf(work, sizeof work, ",%.17g,%.17g,%.17g,%.17g,", s.work.weight_bytes, s.work.kv_bytes, s.work.flops,
+                s.work.allreduce_bytes);
+  os << work << s.work.allreduces << "\n";
   return os.str();
 }
 

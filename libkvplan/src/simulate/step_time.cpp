@@ -1,5 +1,5 @@
-// Step time for `kvplan simulate`: the planner's roofline applied to one scheduler step's batch,
-// or a linear model fitted to measured step times.
+// Step time for `kvplan simulate`: kvplan/step_time.h's step_time() applied to one scheduler
+// step's batch (the function `plan` uses), or a linear model fitted to measured step times.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -48,7 +48,7 @@ StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, std::uint64_t t
   init_compute(m, gpu, t);
 }
 
-// Weights, FLOPs and the GPU's peaks: the part of the roofline every engine shares.
+// Weights, FLOPs and the GPU's peaks: the part every engine shares.
 void StepTimer::init_compute(const ModelSpec& m, const Accelerator& gpu, const StepTimeModel& t) {
   const WeightBytes w = weight_bytes(m);
   active_bytes_ = w.active;
@@ -66,16 +66,16 @@ void StepTimer::init_compute(const ModelSpec& m, const Accelerator& gpu, const S
     if (it == attn_.end()) attn_.push_back({f, cap});
     else it->flops_per_pair += f;
   }
-  bandwidth_ = gpu.bandwidth_bytes_per_s;
-  if (!(bandwidth_ > 0)) throw InputError::value("GPU bandwidth", gpu.name, "a GPU with a known memory bandwidth");
-  const bool fp8 = m.quantization && m.quantization->dtype &&
-                   (*m.quantization->dtype == Dtype::fp8_e4m3 || *m.quantization->dtype == Dtype::fp8_e5m2) &&
-                   gpu.fp8_flops > 0;
-  peak_ = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
-  peak_name_ = fp8 ? "FP8" : "BF16";
-  if (!(peak_ > 0)) throw InputError::value("GPU peak FLOPs", gpu.name, "a GPU with a known dense peak");
-  if (!(t.prefill_efficiency > 0 && t.prefill_efficiency <= 1))
-    throw InputError::value("prefill efficiency", std::to_string(t.prefill_efficiency), "a fraction in (0, 1]");
+  if (!(gpu.bandwidth_bytes_per_s > 0)) throw InputError::value("GPU bandwidth", gpu.name, "a GPU with a known memory bandwidth");
+  device_ = step_device(m, gpu, static_cast<std::uint64_t>(tp_));
+  if (!(device_.peak_flops > 0))
+    throw InputError::value("GPU peak FLOP/s (" + device_.peak_field + ")", gpu.name + ": unknown",
+                            "a GPU with a known dense " + device_.peak_name + " peak (give a --gpu-file with " +
+                                device_.peak_field + ")");
+  if (!(t.prefill_efficiency >= 0 && t.prefill_efficiency <= 1))
+    throw InputError::value("prefill efficiency", std::to_string(t.prefill_efficiency), "a fraction in (0, 1], or 0 for the calibrated one");
+  if (t.prefill_efficiency > 0) model_.calibration.compute_fraction = t.prefill_efficiency;
+  if (!(t.time_scale > 0)) throw InputError::value("step time scale", std::to_string(t.time_scale), "a positive factor");
 }
 
 StepTimer::StepTimer(const StepTimeModel& linear) : model_(linear) {
@@ -95,16 +95,18 @@ void StepTimer::add(StepBatch& b, std::uint64_t computed, std::uint64_t schedule
     b.flops += a.flops_per_pair * (scheduled == 1 ? static_cast<double>(std::min(ctx, a.cap)) : attended_pairs(computed, ctx, a.cap));
 }
 
-double StepTimer::seconds(const StepBatch& b) const {
+double StepTimer::seconds(StepBatch& b) const {
   if (model_.kind == StepTimeModel::Kind::linear)
     return std::max(0.0, model_.a + model_.b * static_cast<double>(b.prefill_tokens) +
                              model_.c * static_cast<double>(b.decode_tokens) +
                              model_.d * static_cast<double>(b.kv_tokens_read));
   const std::uint64_t tokens = b.prefill_tokens + b.decode_tokens;
-  const double weights = weight_bytes_read(active_bytes_, expert_bytes_, experts_, experts_per_token_, tokens) / tp_;
-  const double memory = (weights + b.kv_bytes_read) / bandwidth_;
-  const double compute = b.flops / (peak_ * model_.prefill_efficiency);
-  return std::max(memory, compute);
+  b.work = StepWork{};
+  b.work.weight_bytes = weight_bytes_read(active_bytes_, expert_bytes_, experts_, experts_per_token_, tokens) / tp_;
+  b.work.kv_bytes = b.kv_bytes_read;
+  b.work.flops = b.flops;
+  set_allreduce(b.work, device_, tokens);
+  return step_time(b.work, device_, model_.calibration).seconds * model_.time_scale;
 }
 
 std::string StepTimer::describe() const {
@@ -114,9 +116,8 @@ std::string StepTimer::describe() const {
        << " x decode_tokens + " << model_.d << " x kv_tokens_read s (least squares over " << model_.samples
        << " measured steps from " << model_.source << ", rms error " << model_.rms_error_s << " s)";
   } else {
-    os << "roofline estimate: step = max((weights + KV bytes read) / bandwidth, FLOPs / ("
-       << static_cast<int>(std::lround(model_.prefill_efficiency * 100)) << "% of the " << peak_name_
-       << " dense peak)) per GPU; no kernel, launch or communication overheads";
+    os << describe_step_time(device_, model_.calibration);
+    if (model_.time_scale != 1) os << ", x " << model_.time_scale << " (the band's " << (model_.time_scale > 1 ? "slow" : "fast") << " end)";
   }
   return os.str();
 }

@@ -96,6 +96,7 @@ SimResult Scheduler::run(Source& src) {
       st.prefill_tokens = batch.prefill_tokens;
       st.decode_tokens = batch.decode_tokens;
       st.kv_tokens_read = batch.kv_tokens_read;
+      st.work = batch.work;
       st.blocks_used = kv_cache_manager_.block_pool().used();
       st.cached_free_blocks = kv_cache_manager_.block_pool().cached_free();
       st.group_blocks.assign(kv_cache_manager_.block_pool().group_used().begin(), kv_cache_manager_.block_pool().group_used().end());

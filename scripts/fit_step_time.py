@@ -1,0 +1,252 @@
+#!/usr/bin/python3
+"""Fit the step-time constants (kvplan/step_time.h) on the published points in
+tests/data/speed/points.json and write data/step_time.json and docs/speed.md's tables.
+
+    scripts/fit_step_time.py [--kvplan build/bin/kvplan] [--cache build/speed_steps] [--write]
+
+1. Each point is simulated once with `kvplan simulate --engine trtllm --csv` (all requests at t=0,
+   uniform ISL/OSL, the page's kv_cache_free_gpu_mem_fraction). With every request queued at once
+   the scheduler's decisions do not depend on step durations, so one run gives every step's terms
+   (weight bytes, KV bytes, FLOPs, all-reduce message and count, the CSV's last columns) for any
+   constants.
+2. The run's time under constants (fb, fc, overhead, latency) is the sum over its steps of
+   step_time(): overhead + max(mem / (fb x bandwidth), flops / (fc x peak)) + allreduces x
+   (latency + ring bytes / link). The same formula as libkvplan/src/planner/step_time.cpp; the
+   script checks it against the binary (--write reruns the five Llama-3.1-8B H100 rows with the
+   written constants and fails if the binary and this script disagree by more than 1e-6).
+3. Fit: minimise the median |log(predicted / published)| (ties by the mean) over a fixed grid,
+   coordinate by coordinate from a fixed start until nothing improves: deterministic.
+4. Scores: in-sample, leave-one-model-out and leave-one-GPU-out (refit without the group,
+   predict it). The band is the 5 % and 95 % quantiles of the leave-one-model-out time ratios.
+Only /usr/bin/python3's standard library; the figures come from the kvplan binary.
+"""
+import argparse, bisect, csv, json, math, os, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GRID = {
+    "bandwidth_fraction": [round(0.30 + 0.01 * i, 2) for i in range(71)],
+    "compute_fraction": [round(0.10 + 0.01 * i, 2) for i in range(91)],
+    "step_overhead_s": [round(1e-4 * i, 6) for i in range(201)],       # 0 .. 20 ms
+    "allreduce_latency_s": [round(1e-6 * i, 7) for i in range(101)],   # 0 .. 100 us
+}
+START = {"bandwidth_fraction": 0.8, "compute_fraction": 0.5, "step_overhead_s": 0.0, "allreduce_latency_s": 0.0}
+
+
+def gpu_figures(kvplan, name):
+    """The catalog entry the binary embeds (data/gpus.json)."""
+    for a in json.load(open(os.path.join(ROOT, "data/gpus.json")))["accelerators"]:
+        if a["name"] == name:
+            return a
+    raise SystemExit(f"{name}: not in data/gpus.json")
+
+
+def simulate(kvplan, p, csv_path):
+    ck = os.path.join(ROOT, "tests/data/speed", p["checkpoint"])
+    cmd = [kvplan, "simulate", ck, "--gpu", p["gpu"], "--engine", "trtllm",
+           "--kv_cache_free_gpu_memory_fraction", str(p["kv_cache_free_gpu_mem_fraction"]),
+           "--tp_size", str(p["tp"]), "--pp_size", str(p["pp"]),
+           "--workload", f"requests={p['requests']} prompt={p['isl']} output={p['osl']} arrivals=at-once",
+           "--csv", csv_path, "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, (r.stderr.strip() or r.stdout.strip()).splitlines()[-1]
+    return json.loads(r.stdout), None
+
+
+class Run:
+    """One point's steps, reduced to what the sum over steps needs."""
+
+    def __init__(self, rows, gpu, peak, out_tokens):
+        bw = gpu["bandwidth_bytes_per_s"]
+        link = gpu["interconnect_bytes_per_s"] / 2
+        tp = rows[0]["tp"] if rows else 1
+        self.n = len(rows)
+        self.out_tokens = out_tokens
+        steps = []
+        self.ar_count = 0.0
+        self.ar_bytes_s = 0.0
+        for r in rows:
+            a = (r["weight_bytes"] + r["kv_bytes"]) / bw
+            b = r["flops"] / peak
+            steps.append((b / a if a > 0 else math.inf, a, b))
+            if r["allreduces"]:
+                ring = 2.0 * (r["tp"] - 1) / r["tp"]
+                self.ar_count += r["allreduces"]
+                self.ar_bytes_s += r["allreduces"] * r["allreduce_bytes"] * ring / link
+        steps.sort()
+        self.ratio = [s[0] for s in steps]
+        # prefix sums of the memory terms and suffix sums of the compute terms, by ratio
+        self.pa = [0.0]
+        for s in steps:
+            self.pa.append(self.pa[-1] + s[1])
+        self.sb = [0.0] * (len(steps) + 1)
+        for i in range(len(steps) - 1, -1, -1):
+            self.sb[i] = self.sb[i + 1] + steps[i][2]
+
+    def seconds(self, c):
+        x, y = 1.0 / c["bandwidth_fraction"], 1.0 / c["compute_fraction"]
+        # step i is memory-bound when a x > b y, i.e. ratio b/a < x/y
+        k = bisect.bisect_left(self.ratio, x / y)
+        return (self.n * c["step_overhead_s"] + self.pa[k] * x + self.sb[k] * y +
+                self.ar_count * c["allreduce_latency_s"] + self.ar_bytes_s)
+
+    def throughput(self, c):
+        return self.out_tokens / self.seconds(c)
+
+
+def log_errors(points, c):
+    return [math.log(p["run"].throughput(c) / p["value"]) for p in points]
+
+
+def objective(points, c):
+    e = sorted(abs(x) for x in log_errors(points, c))
+    n = len(e)
+    med = e[n // 2] if n % 2 else 0.5 * (e[n // 2 - 1] + e[n // 2])
+    return (round(med, 12), sum(e) / n)
+
+
+def fit(points):
+    c = dict(START)
+    best = objective(points, c)
+    for _ in range(30):
+        improved = False
+        for k, grid in GRID.items():
+            for v in grid:
+                t = dict(c)
+                t[k] = v
+                o = objective(points, t)
+                if o < best:
+                    best, c, improved = o, t, True
+        if not improved:
+            break
+    return c, best
+
+
+def quantile(xs, q):
+    s = sorted(xs)
+    i = max(0, min(len(s) - 1, math.ceil(q * len(s)) - 1))
+    return s[i]
+
+
+def score(rows):
+    """rows: (point, predicted throughput). Median absolute % error and share within 10 %."""
+    if not rows:
+        return "-", "-", 0
+    e = sorted(abs(pred / p["value"] - 1) * 100 for p, pred in rows)
+    n = len(e)
+    med = e[n // 2] if n % 2 else 0.5 * (e[n // 2 - 1] + e[n // 2])
+    within = sum(1 for x in e if x <= 10) / n * 100
+    return f"{med:.1f}", f"{within:.0f}", n
+
+
+def regime(p):
+    return "decode-heavy" if p["osl"] >= p["isl"] else "prefill-heavy"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kvplan", default=os.path.join(ROOT, "build/bin/kvplan"))
+    ap.add_argument("--cache", default=os.path.join(ROOT, "build/speed_steps"))
+    ap.add_argument("--write", action="store_true", help="write data/step_time.json and docs/speed_tables.md")
+    a = ap.parse_args()
+    os.makedirs(a.cache, exist_ok=True)
+    pts = json.load(open(os.path.join(ROOT, "tests/data/speed/points.json")))
+    pts = pts["points"] if isinstance(pts, dict) else pts
+    gpus = {}
+    usable, failed, pp_points = [], [], []
+    for p in pts:
+        safe = p["id"].replace("/", "_")
+        csv_path = os.path.join(a.cache, safe + ".csv")
+        meta_path = os.path.join(a.cache, safe + ".json")
+        if not os.path.exists(meta_path):
+            res, err = simulate(a.kvplan, p, csv_path)
+            json.dump({"error": err} if err else {"step_time_model": res["step_time_model"]}, open(meta_path, "w"))
+        meta = json.load(open(meta_path))
+        if "error" in meta:
+            failed.append((p, meta["error"]))
+            continue
+        if p["gpu"] not in gpus:
+            gpus[p["gpu"]] = gpu_figures(a.kvplan, p["gpu"])
+        g = gpus[p["gpu"]]
+        peak_name = "FP8" if p["weights"] == "FP8" else ("FP4" if g.get("fp4_flops") else "BF16")
+        peak = g[{"FP8": "fp8_flops", "FP4": "fp4_flops", "BF16": "bf16_flops"}[peak_name]]
+        if f"of the {peak_name} dense peak" not in meta["step_time_model"]:
+            raise SystemExit(f"{p['id']}: kvplan used another peak: {meta['step_time_model']}")
+        rows = []
+        with open(csv_path) as f:
+            for r in csv.DictReader(f):
+                rows.append({"weight_bytes": float(r["weight_bytes"]), "kv_bytes": float(r["kv_bytes"]),
+                             "flops": float(r["flops"]), "allreduce_bytes": float(r["allreduce_bytes"]),
+                             "allreduces": int(r["allreduces"]), "tp": p["tp"]})
+        p["run"] = Run(rows, g, peak, p["requests"] * p["osl"])
+        (pp_points if p["pp"] > 1 else usable).append(p)
+
+    c, best = fit(usable)
+    ins = [(p, p["run"].throughput(c)) for p in usable]
+
+    def held_out(key):
+        out = []
+        for grp in sorted({p[key] for p in usable}):
+            train = [p for p in usable if p[key] != grp]
+            cg, _ = fit(train)
+            out += [(p, p["run"].throughput(cg)) for p in usable if p[key] == grp]
+        return out
+
+    lomo = held_out("model")
+    logo = held_out("gpu")
+    # time ratio true/predicted = predicted throughput / published throughput
+    ratios = [pred / p["value"] for p, pred in lomo]
+    fast, slow = min(1.0, quantile(ratios, 0.05)), max(1.0, quantile(ratios, 0.95))
+    inside = sum(1 for p, pred in lomo if fast <= pred / p["value"] <= slow) / len(lomo) * 100
+    unfitted = dict(bandwidth_fraction=1.0, compute_fraction=0.5, step_overhead_s=0.0, allreduce_latency_s=0.0)
+    before = [(p, p["run"].throughput(unfitted)) for p in usable]
+
+    lines = ["| set | points | regime | median abs % error | within 10 % |", "|---|---|---|---|---|"]
+    for name, rows in [("before (roofline, unfitted)", before), ("in-sample", ins),
+                       ("leave-one-model-out", lomo), ("leave-one-GPU-out", logo)]:
+        for rg in ["all", "decode-heavy", "prefill-heavy"]:
+            sel = [r for r in rows if rg == "all" or regime(r[0]) == rg]
+            med, within, n = score(sel)
+            lines.append(f"| {name} | {n} | {rg} | {med} | {within} % |")
+    by = ["", "| held-out (leave-one-model-out) by | group | points | median abs % error | within 10 % |", "|---|---|---|---|---|"]
+    for key in ["model", "gpu"]:
+        for grp in sorted({p[key] for p in usable}):
+            med, within, n = score([r for r in lomo if r[0][key] == grp])
+            by.append(f"| {key} | {grp} | {n} | {med} | {within} % |")
+    pp_rows = [(p, p["run"].throughput(c)) for p in pp_points]
+    med, within, n = score(pp_rows)
+    extra = ["", f"Pipeline-parallel points (pp > 1, not fitted: PP micro-batching is not modelled): {n} points, "
+             f"median abs error {med} %, within 10 %: {within} %.",
+             f"Points kvplan could not simulate: {len(failed)}."]
+    for p, err in failed:
+        extra.append(f"- `{p['id']}`: {err}")
+    table = "\n".join(lines + by + extra)
+    print(table)
+    print("constants:", c, "objective:", best)
+    print(f"band (LOMO 5%/95% time ratios): fast x{fast:.3f}, slow x{slow:.3f}; LOMO points inside: {inside:.0f} %")
+    if a.write:
+        data = {
+            "_comment": "Step-time constants (libkvplan/include/kvplan/step_time.h), fitted by scripts/fit_step_time.py "
+                        "on the published points in tests/data/speed/points.json; docs/speed.md has the method and the "
+                        "in-sample and held-out errors. fast_factor/slow_factor: the 5 % and 95 % quantiles of the "
+                        "leave-one-model-out ratios (true time / predicted time).",
+            **c,
+            "fast_factor": round(fast, 4),
+            "slow_factor": round(slow, 4),
+            "source": f"data/step_time.json: fitted on {len(usable)} TensorRT-LLM perf-overview points "
+                      "(NVIDIA/TensorRT-LLM@00f37686 docs/source/performance/perf-overview.md)",
+        }
+        with open(os.path.join(ROOT, "data/step_time.json"), "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        with open(os.path.join(ROOT, "docs/speed_tables.md"), "w") as f:
+            f.write("<!-- Generated by scripts/fit_step_time.py --write; do not edit. -->\n\n")
+            f.write(f"Constants: bandwidth_fraction {c['bandwidth_fraction']}, compute_fraction {c['compute_fraction']}, "
+                    f"step_overhead_s {c['step_overhead_s']}, allreduce_latency_s {c['allreduce_latency_s']}. "
+                    f"Band: fast x{fast:.3f}, slow x{slow:.3f} (leave-one-model-out points inside: {inside:.0f} %).\n\n")
+            f.write(table + "\n")
+        print("wrote data/step_time.json and docs/speed_tables.md (rebuild kvplan to embed them)")
+
+
+if __name__ == "__main__":
+    main()
