@@ -292,7 +292,10 @@ struct SimResult {
   std::uint64_t max_num_seqs = 0, max_num_batched_tokens = 0;
   bool prefix_caching = false;
   std::vector<SimGroupInfo> groups;
-  std::string step_time_model;         // "roofline estimate ..." or "calibrated a + b ..."
+  std::string step_time_model;         // the step model (kvplan/step_time.h) or "calibrated a + b ..."
+  // The band on every time figure (data/step_time.json's held-out error): fast = x fast, slow = x
+  // slow; throughput divides by them. 1 and 1 with a --calibration of the user's own steps.
+  double time_fast_factor = 1, time_slow_factor = 1;
   // Outcome.
   std::uint64_t requests = 0, finished = 0, rejected = 0;   // rejected: longer than max_model_len
   std::uint64_t steps = 0;
@@ -349,7 +352,9 @@ double percentile_of(const Percentiles& p, double q);
 // Every target of s (0 = none) holds at percentile q, and at least one request finished (the rule
 // of find_max_rate and kvplan search).
 bool meets_slo(const SimResult& r, const SloTargets& s, double q);
-// The workload's arrivals are replaced by Poisson arrivals at each probed rate (same seed).
+// The workload's arrivals are replaced by Poisson arrivals at each probed rate (same seed). With
+// the calibrated step model every probe runs at the band's slow end (step times x slow_factor):
+// a rate passes only if the SLOs hold when the engine is as slow as the held-out error allows.
 CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
                              const CapacityOptions& c);
 

@@ -38,8 +38,12 @@ struct ModelSpec;
 // The fitted constants and the band, with where they come from.
 struct StepCalibration {
   double bandwidth_fraction = 1;   // of the datasheet memory bandwidth weight and KV reads reach
-  double compute_fraction = 1;     // of the per-dtype dense peak GEMMs and attention reach
+  double compute_fraction = 1;     // of the per-dtype dense peak GEMMs and attention reach (BF16, FP8)
+  double compute_fraction_fp4 = 1; // the same on the FP4 peak (NVFP4/MXFP4 weights)
   double step_overhead_s = 0;      // every step: scheduling, launches, sampling
+  double layer_overhead_s = 0;     // every step, each decoder layer (kernel launches and syncs per layer)
+  double token_overhead_s = 0;     // every token a step runs (input preparation, sampling per token)
+  double moe_token_overhead_s = 0; // every token a step runs through an MoE model (routing, grouped GEMM)
   double allreduce_latency_s = 0;  // every TP all-reduce, on top of its bytes
   // The band on a time figure: fast = typical x fast_factor, slow = typical x slow_factor, from
   // the held-out (leave-one-model-out) error quantiles of the fit (docs/speed.md).
@@ -58,6 +62,7 @@ struct StepWork {
   double flops = 0;                // linear layers + attention
   double allreduce_bytes = 0;      // one all-reduce's message: tokens x hidden x 2 bytes (bf16)
   std::uint64_t allreduces = 0;    // all-reduces in the step (2 per layer when tp > 1)
+  std::uint64_t tokens = 0;        // tokens the step runs (prefill + decode)
 };
 
 // The GPU figures a step uses, picked once per model and GPU.
@@ -70,6 +75,8 @@ struct StepDevice {
   std::uint64_t tp = 1;
   std::uint64_t layers = 0;             // decoder layers (all-reduces: 2 per layer)
   double hidden_size = 0;
+  bool fp4 = false;                     // peak_flops is the FP4 one (compute_fraction_fp4 applies)
+  bool moe = false;                     // routed experts (moe_token_overhead_s applies)
 };
 // FP8 weights use fp8_flops, NVFP4/MXFP4 weights fp4_flops, else (or when the GPU has no such
 // figure) bf16_flops; peak_flops 0 when the catalog has none (the caller says so). `weights`
@@ -77,7 +84,7 @@ struct StepDevice {
 StepDevice step_device(const ModelSpec& m, const Accelerator& gpu, std::uint64_t tp,
                        std::optional<Dtype> weights = std::nullopt);
 
-// All-reduces and message of a step that runs `tokens` tokens through the model.
+// Tokens, all-reduces and message of a step that runs `tokens` tokens through the model.
 void set_allreduce(StepWork& w, const StepDevice& d, std::uint64_t tokens);
 
 struct StepTime {
@@ -85,8 +92,9 @@ struct StepTime {
   double memory_s = 0, compute_s = 0, overhead_s = 0, comm_s = 0;
   double seconds = 0;              // overhead + max(memory, compute) + comm
 };
-// overhead + max((weights + KV) / (bandwidth_fraction x bandwidth), FLOPs / (compute_fraction x
-// peak)) + allreduces x (latency + 2 (tp-1)/tp x message / link). A step with FLOPs on a device
+// overhead + layers x layer overhead + tokens x (token overhead [+ MoE token overhead]) + max((weights + KV) /
+// (bandwidth_fraction x bandwidth), FLOPs / (compute_fraction x peak)) + allreduces x (latency +
+// 2 (tp-1)/tp x message / link). A step with FLOPs on a device
 // with no peak throws InputError naming the missing figure.
 StepTime step_time(const StepWork& w, const StepDevice& d, const StepCalibration& c);
 

@@ -630,7 +630,8 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
       in.weight_dtype ? std::optional<Dtype>(in.weight_dtype->dtype.value_or(Dtype::bf16)) : std::nullopt;
   const StepDevice dev = step_device(m, in.gpu, shape.tp, weights_dtype);
   StepCalibration cal = default_step_calibration();
-  if (in.prefill_efficiency > 0) cal.compute_fraction = in.prefill_efficiency;
+  if (in.prefill_efficiency > 0) cal.compute_fraction = cal.compute_fraction_fp4 = in.prefill_efficiency;
+  const double compute_fraction = dev.fp4 ? cal.compute_fraction_fp4 : cal.compute_fraction;
   p.step_time_model = describe_step_time(dev, cal);
   const double bw = in.gpu.bandwidth_bytes_per_s;
   if (!(bw > 0)) {
@@ -697,12 +698,12 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
     p.ttft_seconds = step_time(work, dev, cal).seconds;
     p.ttft_known = true;
   } else {
-    p.ttft_seconds = p.prefill_flops / (static_cast<double>(shape.tp) * dev.peak_flops * cal.compute_fraction);
+    p.ttft_seconds = p.prefill_flops / (static_cast<double>(shape.tp) * dev.peak_flops * compute_fraction);
     p.ttft_known = true;
   }
   p.ttft_seconds_fast = p.ttft_seconds * cal.fast_factor;
   p.ttft_seconds_slow = p.ttft_seconds * cal.slow_factor;
-  p.notes.push_back("times use the calibrated step model (" + cal.source + "): " + std::to_string(std::lround(cal.compute_fraction * 100)) +
+  p.notes.push_back("times use the calibrated step model (" + cal.source + "): " + std::to_string(std::lround(compute_fraction * 100)) +
                     "% of the " + dev.peak_name + " dense peak, " + std::to_string(std::lround(cal.bandwidth_fraction * 100)) +
                     "% of the bandwidth; the band (fast/slow) is the held-out error of its fit");
   if (in.reserved.override_bytes) p.notes.push_back("reserved memory given: " + gb(b.reserved) + " per GPU");

@@ -41,7 +41,11 @@ StepCalibration step_calibration_from_json(std::string_view json_text, std::stri
   StepCalibration c;
   c.bandwidth_fraction = fraction_field(j, source, "bandwidth_fraction", 1e-3, 1);
   c.compute_fraction = fraction_field(j, source, "compute_fraction", 1e-3, 1);
+  c.compute_fraction_fp4 = fraction_field(j, source, "compute_fraction_fp4", 1e-3, 1);
   c.step_overhead_s = fraction_field(j, source, "step_overhead_s", 0, 1);
+  c.layer_overhead_s = fraction_field(j, source, "layer_overhead_s", 0, 1);
+  c.token_overhead_s = fraction_field(j, source, "token_overhead_s", 0, 1);
+  c.moe_token_overhead_s = fraction_field(j, source, "moe_token_overhead_s", 0, 1);
   c.allreduce_latency_s = fraction_field(j, source, "allreduce_latency_s", 0, 1);
   c.fast_factor = fraction_field(j, source, "fast_factor", 1e-3, 1);
   c.slow_factor = fraction_field(j, source, "slow_factor", 1, 1e3);
@@ -64,13 +68,15 @@ StepDevice step_device(const ModelSpec& m, const Accelerator& gpu, std::uint64_t
   const std::optional<Dtype> q = weights ? weights : m.quantization ? m.quantization->dtype : std::nullopt;
   const bool fp8 = q && (*q == Dtype::fp8_e4m3 || *q == Dtype::fp8_e5m2);
   const bool fp4 = q && (*q == Dtype::nvfp4 || *q == Dtype::mxfp4);
-  if (fp4 && gpu.fp4_flops > 0) d.peak_flops = gpu.fp4_flops, d.peak_name = "FP4", d.peak_field = "fp4_flops";
+  d.moe = m.dims.num_experts > 0;
+  if (fp4 && gpu.fp4_flops > 0) d.peak_flops = gpu.fp4_flops, d.peak_name = "FP4", d.peak_field = "fp4_flops", d.fp4 = true;
   else if (fp8 && gpu.fp8_flops > 0) d.peak_flops = gpu.fp8_flops, d.peak_name = "FP8", d.peak_field = "fp8_flops";
   else d.peak_flops = gpu.bf16_flops, d.peak_name = "BF16", d.peak_field = "bf16_flops";
   return d;
 }
 
 void set_allreduce(StepWork& w, const StepDevice& d, std::uint64_t tokens) {
+  w.tokens = tokens;
   if (d.tp <= 1 || tokens == 0) return;
   // Megatron-style TP: one all-reduce after attention's output projection and one after the MLP
   // (or MoE) down projection, per layer, of the step's activations in bf16.
@@ -89,9 +95,9 @@ StepTime step_time(const StepWork& w, const StepDevice& d, const StepCalibration
       throw InputError::value("GPU peak FLOP/s (" + d.peak_field + ")", "unknown",
                               "a dense " + d.peak_name + " peak for the compute term (give --gpu-flops or a --gpu-file with " +
                                   d.peak_field + ")");
-    t.compute_s = w.flops / (c.compute_fraction * d.peak_flops);
+    t.compute_s = w.flops / ((d.fp4 ? c.compute_fraction_fp4 : c.compute_fraction) * d.peak_flops);
   }
-  t.overhead_s = c.step_overhead_s;
+  t.overhead_s = c.step_overhead_s + static_cast<double>(d.layers) * c.layer_overhead_s + static_cast<double>(w.tokens) * (c.token_overhead_s + (d.moe ? c.moe_token_overhead_s : 0.0));
   if (w.allreduces) {
     const double ring = 2.0 * static_cast<double>(d.tp - 1) / static_cast<double>(d.tp);
     const double per = w.allreduce_bytes * ring / (d.link_bytes_per_s > 0 ? d.link_bytes_per_s : INFINITY);
@@ -103,8 +109,10 @@ StepTime step_time(const StepWork& w, const StepDevice& d, const StepCalibration
 
 std::string describe_step_time(const StepDevice& d, const StepCalibration& c) {
   std::ostringstream os;
-  os << "step = " << c.step_overhead_s * 1e3 << " ms + max((weights + KV bytes read) / (" << std::lround(c.bandwidth_fraction * 100)
-     << "% of bandwidth), FLOPs / (" << std::lround(c.compute_fraction * 100) << "% of the " << d.peak_name << " dense peak))";
+  const double per_token = c.token_overhead_s + (d.moe ? c.moe_token_overhead_s : 0.0);
+  os << "step = " << (c.step_overhead_s + static_cast<double>(d.layers) * c.layer_overhead_s) * 1e3 << " ms + " << per_token * 1e6 << " us x tokens + max((weights + KV bytes read) / ("
+     << std::lround(c.bandwidth_fraction * 100) << "% of bandwidth), FLOPs / ("
+     << std::lround((d.fp4 ? c.compute_fraction_fp4 : c.compute_fraction) * 100) << "% of the " << d.peak_name << " dense peak))";
   if (d.tp > 1)
     os << " + 2 all-reduces a layer x (" << c.allreduce_latency_s * 1e6 << " us + ring bytes / "
        << d.link_bytes_per_s / 1e9 << " GB/s)";

@@ -29,12 +29,20 @@ CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const S
   if (w.arrivals == WorkloadSpec::Arrivals::closed)
     throw InputError::value("workload arrivals", "closed", "an open-loop workload (the search sets Poisson arrivals)");
   CapacityResult out;
+  // Verdicts at the band's slow end (a wrong PASS is the worst bug): every step x slow_factor.
+  SimOptions slow = o;
+  if (slow.step_time.kind == StepTimeModel::Kind::roofline) {
+    slow.step_time.time_scale = o.step_time.calibration.slow_factor;
+    out.notes.push_back("SLOs checked at the slow end of the step-time band (every step x " +
+                        std::to_string(o.step_time.calibration.slow_factor) + ", the held-out error of " +
+                        o.step_time.calibration.source + ")");
+  }
   auto run = [&](double rate) {
     WorkloadSpec x = w;
     x.arrivals = WorkloadSpec::Arrivals::poisson;
     x.rate = rate;
     ++out.runs;
-    return simulate(m, gpu, o, x);
+    return simulate(m, gpu, slow, x);
   };
   double lo = c.rate_lo, hi = c.rate_hi;
   std::optional<SimResult> best;

@@ -7,7 +7,7 @@ namespace kvplan::detail {
 
 std::string step_time_note(const StepTimeModel& t) {
   return std::string("step times are ") +
-         (t.kind == StepTimeModel::Kind::roofline ? "roofline estimates, not measurements" : "from the calibration fit");
+         (t.kind == StepTimeModel::Kind::roofline ? "estimates of the calibrated step model (data/step_time.json), not measurements" : "from the calibration fit");
 }
 
 Pending RunRecorder::take_arrival(Source& src) {

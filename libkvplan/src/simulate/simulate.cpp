@@ -38,6 +38,10 @@ SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOption
   }
   r.model = m.name;
   r.gpu = gpu.name;
+  if (o.step_time.kind == StepTimeModel::Kind::roofline) {
+    r.time_fast_factor = o.step_time.calibration.fast_factor;
+    r.time_slow_factor = o.step_time.calibration.slow_factor;
+  }
   return r;
 }
 }  // namespace

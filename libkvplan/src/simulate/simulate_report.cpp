@@ -38,6 +38,7 @@ nlohmann::json to_json(const SimResult& r) {
     gs.push_back({{"kind", g.kind}, {"block_size", g.block_size}, {"window", g.window}, {"layers", g.layers},
                   {"peak_blocks", g.peak_blocks}});
   j["step_time_model"] = r.step_time_model;
+  j["step_time_band"] = {{"fast_factor", r.time_fast_factor}, {"slow_factor", r.time_slow_factor}};
   j["requests"] = r.requests;
   j["finished"] = r.finished;
   j["rejected"] = r.rejected;
@@ -121,6 +122,10 @@ std::string format_simulate_text(const SimResult& r) {
                                                  " of " + format_count(r.prefix_preempted_query_tokens)
                                            : std::string()) << "\n";
   os << "  step time: " << r.step_time_model << "\n";
+  if (r.time_fast_factor != 1 || r.time_slow_factor != 1)
+    os << "  band: times x" << r.time_fast_factor << " (fast) .. x" << r.time_slow_factor << " (slow); throughput "
+       << num(r.throughput_output_tokens_per_s / r.time_slow_factor, 1) << " .. "
+       << num(r.throughput_output_tokens_per_s / r.time_fast_factor, 1) << " output tok/s\n";
   for (const auto& n : r.notes) os << "note: " << n << "\n";
   return os.str();
 }
