@@ -1,11 +1,13 @@
 // The planner: every expected value is derived by hand in the test (layers x heads x dims x bytes,
 // the H100's 81,559 MiB, the seeds' figures), never copied from kvplan's output.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
 #include "helpers.h"
 #include "kvplan/planner.h"
+#include "kvplan/step_time.h"
 #include "kvplan/request.h"
 #include "kvplan/weights.h"
 
@@ -95,8 +97,16 @@ BOOST_AUTO_TEST_CASE(seed_s11_roofline_crossover) {
   const std::uint64_t per_token = 32ull * 2 * 8 * 128 * 2;  // 131,072 B
   Plan p = plan(m, llama8b_simple(4096, 1));
   BOOST_TEST(p.cache_bytes_per_token == per_token);
-  BOOST_TEST(p.decode_step_seconds == (16e9 + 4096.0 * per_token) / 3.35e12, boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(p.decode_tokens_per_second == 3.35e12 / (16e9 + 4096.0 * per_token), boost::test_tools::tolerance(1e-12));
+  // The calibrated step (kvplan/step_time.h, data/step_time.json): overheads + the memory term,
+  // which outweighs the compute term at batch 1.
+  const StepCalibration& c = default_step_calibration();
+  const double overhead1 = c.step_overhead_s + 32 * c.layer_overhead_s + 1 * (c.token_overhead_s + c.seq_overhead_s);
+  const double bw = c.bandwidth_fraction * 3.35e12;
+  BOOST_TEST(p.decode_compute_seconds < p.decode_weight_seconds + p.decode_kv_seconds);
+  BOOST_TEST(p.decode_step_seconds == overhead1 + (16e9 + 4096.0 * per_token) / bw, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(p.decode_tokens_per_second == 1 / (overhead1 + (16e9 + 4096.0 * per_token) / bw), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(p.decode_step_seconds_slow == p.decode_step_seconds * c.slow_factor, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(p.decode_step_seconds_fast == p.decode_step_seconds * c.fast_factor, boost::test_tools::tolerance(1e-12));
   // 16e9 / 131,072 = 122,070.3 tokens: the 122,071st cached token is the first whose reads reach the weights'.
   BOOST_TEST(p.crossover_tokens == 122'071u);
   BOOST_TEST((p.crossover_tokens - 1) * per_token < 16'000'000'000ull);
@@ -108,7 +118,10 @@ BOOST_AUTO_TEST_CASE(seed_s11_roofline_crossover) {
   p = plan(m, llama8b_simple(4096, 30));
   BOOST_TEST(p.kv_bytes_read_per_step == 30ull * 4096 * per_token);
   BOOST_TEST(p.kv_bytes_read_per_step > p.weight_bytes_read_per_step);
-  BOOST_TEST(p.decode_step_seconds == (16e9 + 30.0 * 4096 * per_token) / 3.35e12, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(p.decode_compute_seconds < p.decode_weight_seconds + p.decode_kv_seconds);
+  BOOST_TEST(p.decode_step_seconds == c.step_overhead_s + 32 * c.layer_overhead_s + 30 * (c.token_overhead_s + c.seq_overhead_s) +
+                                          (16e9 + 30.0 * 4096 * per_token) / bw,
+             boost::test_tools::tolerance(1e-12));
   BOOST_TEST(p.decode_tokens_per_second_aggregate == 30.0 / p.decode_step_seconds, boost::test_tools::tolerance(1e-12));
 }
 
@@ -356,7 +369,20 @@ BOOST_AUTO_TEST_CASE(ttft_from_prefill_flops) {
   const double attention = 32.0 * 2 * 32 * (128 + 128) * (4096.0 * 4097 / 2);
   const double expected = 2.0 * static_cast<double>(kLlama8bParams) * 4096 + attention;
   BOOST_TEST(p.prefill_flops == expected, boost::test_tools::tolerance(1e-9));
-  BOOST_TEST(p.ttft_seconds == expected / (989.4e12 * 0.5), boost::test_tools::tolerance(1e-9));
+  // One 4096-token step, compute-bound: overheads + FLOPs / (compute fraction x the BF16 peak).
+  const StepCalibration& c = default_step_calibration();
+  BOOST_TEST(p.ttft_known);
+  BOOST_TEST(p.ttft_seconds == c.step_overhead_s + 32 * c.layer_overhead_s + 4096 * c.token_overhead_s + c.seq_overhead_s +
+                                   expected / (989.4e12 * c.compute_fraction),
+             boost::test_tools::tolerance(1e-9));
+  // No FLOP/s figure: unknown, not 0.
+  PlanInput none = h100(4096, 1);
+  none.gpu.bf16_flops = none.gpu.fp8_flops = 0;
+  const Plan q = plan(m, none);
+  BOOST_TEST(!q.ttft_known);
+  BOOST_TEST(std::any_of(q.notes.begin(), q.notes.end(), [](const std::string& n) {
+    return n.find("TTFT unknown") != std::string::npos && n.find("bf16_flops") != std::string::npos;
+  }));
 }
 
 BOOST_AUTO_TEST_CASE(moe_weight_reads_grow_with_the_batch) {
@@ -391,7 +417,11 @@ BOOST_AUTO_TEST_CASE(offload_tier_takes_the_spill) {
   const Plan p = plan(m, in);
   BOOST_TEST(p.fits);
   BOOST_TEST(p.per_gpu.offloaded_bytes == need - budget);
-  BOOST_TEST(p.decode_step_seconds == (16e9 + static_cast<double>(need)) / 3.35e12 + static_cast<double>(need - budget) / 50e9,
+  const StepCalibration& c = default_step_calibration();
+  BOOST_TEST(p.decode_compute_seconds < p.decode_weight_seconds + p.decode_kv_seconds);
+  BOOST_TEST(p.decode_step_seconds == c.step_overhead_s + 32 * c.layer_overhead_s + 120 * (c.token_overhead_s + c.seq_overhead_s) +
+                                          (16e9 + static_cast<double>(need)) / (c.bandwidth_fraction * 3.35e12) +
+                                          static_cast<double>(need - budget) / 50e9,
              boost::test_tools::tolerance(1e-12));
 }
 
@@ -613,7 +643,9 @@ BOOST_AUTO_TEST_CASE(request_field_tables) {
   const PlanInput d;
   BOOST_TEST(parse_tokens(plan_request_field("context").default_value) == d.context);
   BOOST_TEST(std::stod(std::string(plan_request_field("utilization").default_value)) == d.utilization);
-  BOOST_TEST(std::stod(std::string(plan_request_field("prefill_efficiency").default_value)) == d.prefill_efficiency);
+  // No stated default: unset means the calibrated compute fraction (data/step_time.json).
+  BOOST_TEST(plan_request_field("prefill_efficiency").default_value.empty());
+  BOOST_TEST(d.prefill_efficiency == 0.0);
   BOOST_TEST(parse_bytes(plan_request_field("runtime_overhead").default_value) == d.reserved.runtime_bytes);
   BOOST_TEST(parse_tokens(plan_request_field("prefill_chunk").default_value) == d.reserved.prefill_chunk_tokens);
   BOOST_TEST(std::stoull(std::string(plan_request_field("block_tokens").default_value)) == d.block_tokens);

@@ -12,6 +12,16 @@ from _harness import SRC, check_fn as check, js, run, finish  # noqa: E402
 H100 = 81559 * 2**20  # nvidia-smi 81,559 MiB
 
 
+# The calibrated step (kvplan/step_time.h, docs/speed.md) of a memory-bound decode step of the
+# 32-layer Llama-3.1-8B with `seqs` sequences: its overheads + bytes / (fraction x bandwidth).
+CAL = json.load(open(os.path.join(SRC, "data", "step_time.json")))
+
+
+def decode_step(bytes_read, bandwidth, seqs, layers=32):
+    overhead = CAL["step_overhead_s"] + layers * CAL["layer_overhead_s"] + seqs * (CAL["token_overhead_s"] + CAL["seq_overhead_s"])
+    return overhead + bytes_read / (CAL["bandwidth_fraction"] * bandwidth)
+
+
 def close(a, b, rel=1e-9):
     assert math.isclose(a, b, rel_tol=rel), f"{a} != {b}"
 
@@ -44,7 +54,7 @@ def s11():
     per_token = 32 * 2 * 8 * 128 * 2
     j = js("plan", "meta-llama/Llama-3.1-8B", "--gpu", "H100", "--weights", "16GB", "--reserved", "0",
            "--context", "4096", "--concurrency", "30")
-    close(j["decode_step_seconds"], (16e9 + 30 * 4096 * per_token) / 3.35e12)
+    close(j["decode_step_seconds"], decode_step(16e9 + 30 * 4096 * per_token, 3.35e12, 30))
     assert j["crossover_tokens"] == math.ceil(16e9 / per_token) == 122071  # 122,070.3 rounded up
     assert j["crossover_concurrency"] == 30  # 29 x 4096 x 128 KiB < 16 GB < 30 x ...
     assert j["kv_bytes_read_per_step"] > j["weight_bytes_read_per_step"]
@@ -164,7 +174,7 @@ def custom_device():
            "--reserved", "0", "--utilization", "1", "--context", "4096", "--concurrency", "2")
     assert j["gpu"] == "custom" and j["per_gpu"]["memory_bytes"] == 48 * 10**9
     assert j["per_gpu"]["free_bytes"] == 48 * 10**9 - 16 * 10**9 - 2 * 4096 * 131072
-    close(j["decode_step_seconds"], (16e9 + 2 * 4096 * 131072) / 1e12)
+    close(j["decode_step_seconds"], decode_step(16e9 + 2 * 4096 * 131072, 1e12, 2))
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"name": "Card", "memory_bytes": "24GiB", "bandwidth_bytes_per_s": 5e11}, f)
     try:

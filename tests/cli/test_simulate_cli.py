@@ -136,7 +136,7 @@ def csv_and_text():
     out = tempfile.mktemp(suffix=".csv")
     r = run("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--workload", "requests=20 rate=2", "--csv", out)
     assert r.returncode == 0, r.stderr
-    assert "TTFT" in r.stdout and "roofline estimate" in r.stdout
+    assert "TTFT" in r.stdout and "estimates of the calibrated step model" in r.stdout, r.stdout
     lines = open(out).read().splitlines()
     assert lines[0].startswith("step,start_s,duration_s,running,waiting")
     assert len(lines) > 20

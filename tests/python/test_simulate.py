@@ -16,7 +16,7 @@ def test_block_count_is_checks_and_contract():
     assert r.finished == 100
     assert r.peak_blocks <= r.num_blocks - 1
     assert r.ttft_s.p50 <= r.ttft_s.p90 <= r.ttft_s.p99
-    assert "roofline estimate" in r.step_time_model
+    assert r.step_time_model.startswith("step = ") and "data/step_time.json" in r.step_time_model, r.step_time_model
 
 
 def test_requests_hit_the_prefix_cache():

@@ -64,7 +64,7 @@ class Sweep:
       cache_bytes (n, m)                    cache per GPU, busiest stage (kv + state), uint64
       memory_bytes (n, m)                   weights + reserved + cache per GPU, uint64
       fits (n, m)                           bool
-      decode_step_seconds (n, m)            float64 roofline estimate
+      decode_step_seconds (n, m)            float64 calibrated step-model estimate
     Scalars (per GPU): weights_bytes, reserved_bytes, usable_bytes; request: the request as the
     library resolved it (the same object as ``kvplan sweep --json``'s "request").
     """

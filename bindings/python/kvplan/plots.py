@@ -86,11 +86,13 @@ def decode_roofline(model, batches, context=4096, gpu="H100", ax=None, **kw):
     m = _model(model)
     plans = [plan(m, gpu, context=context, concurrency=b, **kw) for b in batches]
     ax = _axes(ax)
-    # The library's terms of the step (every PP stage's weight reads, cache reads, offload), which
-    # add up to it; the plot does no arithmetic of its own.
+    # The library's terms of the step (every PP stage's weight reads, cache reads, overheads,
+    # offload), which add up to it while memory-bound; the plot does no arithmetic of its own.
     ax.plot(batches, [p["decode_step_seconds"] * 1e3 for p in plans], "k-", lw=2, label="decode step")
     ax.plot(batches, [p["decode_weight_seconds"] * 1e3 for p in plans], "--", label="weight reads")
     ax.plot(batches, [p["decode_kv_seconds"] * 1e3 for p in plans], "--", label="cache reads")
+    # The calibrated step's fixed costs (per step, layer and token, TP all-reduces; kvplan/step_time.h).
+    ax.plot(batches, [p["decode_overhead_seconds"] * 1e3 for p in plans], ":", label="overheads")
     if any(p["decode_offload_seconds"] for p in plans):
         ax.plot(batches, [p["decode_offload_seconds"] * 1e3 for p in plans], "--", label="offloaded cache")
     cross = plans[0]["crossover_concurrency"]

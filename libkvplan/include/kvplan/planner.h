@@ -56,7 +56,7 @@ struct PlanInput {
   std::uint64_t block_tokens = 1;        // paging granularity: per-sequence tokens round up to it
   std::uint64_t offload_bytes = 0;       // host memory per GPU the cache may spill into
   double offload_bytes_per_s = 0;        // host<->GPU link per GPU (reads of spilled cache)
-  double prefill_efficiency = 0.5;       // fraction of peak FLOPs prefill achieves (TTFT)
+  double prefill_efficiency = 0;         // fraction of the dense peak GEMMs reach; 0: the calibrated one (data/step_time.json)
   std::vector<Dtype> kv_dtypes;          // KV dtypes the engine offers (EnginePreset); empty: any
   // `context` was not given: the default (4,096) applies. Reported (plan's JSON "context_default",
   // "(default)" in its text); set by the request parser (kvplan/request.h). A caller that sets

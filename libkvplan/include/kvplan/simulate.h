@@ -352,6 +352,10 @@ double percentile_of(const Percentiles& p, double q);
 // Every target of s (0 = none) holds at percentile q, and at least one request finished (the rule
 // of find_max_rate and kvplan search).
 bool meets_slo(const SimResult& r, const SloTargets& s, double q);
+// o with every step at the band's slow end (calibrated model: x slow_factor; a user's --calibration
+// is their own measurement and stays as fitted). Every SLO verdict (--find, kvplan search) runs on
+// it; `note`, when given, receives the sentence reports print (empty when nothing was scaled).
+SimOptions at_slow_end(const SimOptions& o, std::string* note = nullptr);
 // The workload's arrivals are replaced by Poisson arrivals at each probed rate (same seed). With
 // the calibrated step model every probe runs at the band's slow end (step times x slow_factor):
 // a rate passes only if the SLOs hold when the engine is as slow as the held-out error allows.

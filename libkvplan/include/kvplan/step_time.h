@@ -42,7 +42,8 @@ struct StepCalibration {
   double compute_fraction_fp4 = 1; // the same on the FP4 peak (NVFP4/MXFP4 weights)
   double step_overhead_s = 0;      // every step: scheduling, launches, sampling
   double layer_overhead_s = 0;     // every step, each decoder layer (kernel launches and syncs per layer)
-  double token_overhead_s = 0;     // every token a step runs (input preparation, sampling per token)
+  double token_overhead_s = 0;     // every token a step runs (input preparation)
+  double seq_overhead_s = 0;       // every sequence a step schedules (sampling, per-request bookkeeping)
   double moe_token_overhead_s = 0; // every token a step runs through an MoE model (routing, grouped GEMM)
   double allreduce_latency_s = 0;  // every TP all-reduce, on top of its bytes
   // The band on a time figure: fast = typical x fast_factor, slow = typical x slow_factor, from
@@ -63,6 +64,7 @@ struct StepWork {
   double allreduce_bytes = 0;      // one all-reduce's message: tokens x hidden x 2 bytes (bf16)
   std::uint64_t allreduces = 0;    // all-reduces in the step (2 per layer when tp > 1)
   std::uint64_t tokens = 0;        // tokens the step runs (prefill + decode)
+  std::uint64_t sequences = 0;     // sequences it schedules
 };
 
 // The GPU figures a step uses, picked once per model and GPU.
@@ -84,15 +86,17 @@ struct StepDevice {
 StepDevice step_device(const ModelSpec& m, const Accelerator& gpu, std::uint64_t tp,
                        std::optional<Dtype> weights = std::nullopt);
 
-// Tokens, all-reduces and message of a step that runs `tokens` tokens through the model.
-void set_allreduce(StepWork& w, const StepDevice& d, std::uint64_t tokens);
+// Tokens, sequences, all-reduces and message of a step that runs `tokens` tokens of `sequences`
+// sequences through the model.
+void set_batch(StepWork& w, const StepDevice& d, std::uint64_t tokens, std::uint64_t sequences);
 
 struct StepTime {
   double weights_s = 0, kv_s = 0;  // the memory term's parts
   double memory_s = 0, compute_s = 0, overhead_s = 0, comm_s = 0;
   double seconds = 0;              // overhead + max(memory, compute) + comm
 };
-// overhead + layers x layer overhead + tokens x (token overhead [+ MoE token overhead]) + max((weights + KV) /
+// overhead + layers x layer overhead + tokens x (token overhead [+ MoE token overhead]) + sequences x
+// sequence overhead + max((weights + KV) /
 // (bandwidth_fraction x bandwidth), FLOPs / (compute_fraction x peak)) + allreduces x (latency +
 // 2 (tp-1)/tp x message / link). A step with FLOPs on a device
 // with no peak throws InputError naming the missing figure.

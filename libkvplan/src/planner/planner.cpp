@@ -641,7 +641,7 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   work.weight_bytes = w_read;
   work.kv_bytes = static_cast<double>(kv_read);
   work.flops = decode_flops(m, in.context, replica_c) / static_cast<double>(shape.tp);
-  set_allreduce(work, dev, replica_c);
+  set_batch(work, dev, replica_c, replica_c);
   if (!(dev.peak_flops > 0)) {
     work.flops = 0;  // memory and overheads only; said below
     p.notes.push_back("no " + dev.peak_name + " FLOP/s figure (" + dev.peak_field + ") for " + in.gpu.name +
@@ -694,7 +694,7 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
     work.weight_bytes = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, prompt) /
                         static_cast<double>(shape.tp);
     work.flops = p.prefill_flops / static_cast<double>(shape.tp);
-    set_allreduce(work, dev, prompt);
+    set_batch(work, dev, prompt, 1);
     p.ttft_seconds = step_time(work, dev, cal).seconds;
     p.ttft_known = true;
   } else {
@@ -772,14 +772,29 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
 
   // Per column: replica sequences and the weights one step reads (MoE depends on the batch).
   std::vector<std::uint64_t> replica(nc);
-  std::vector<double> w_time(nc);
-  // No bandwidth known: decode times are 0 (not computed), like the plan's.
-  const double bw = base.gpu.bandwidth_bytes_per_s > 0 ? base.gpu.bandwidth_bytes_per_s : INFINITY;
+  std::vector<double> w_read(nc);
+  // No bandwidth known: decode times are 0 (not computed), like the plan's. Each cell's step is
+  // step_time(), as plan's decode step (a GPU with no FLOP/s figure: no compute term, as there).
+  const bool timed = base.gpu.bandwidth_bytes_per_s > 0;
+  const std::optional<Dtype> weights_dtype =
+      base.weight_dtype ? std::optional<Dtype>(base.weight_dtype->dtype.value_or(Dtype::bf16)) : std::nullopt;
+  const StepDevice dev = step_device(m, base.gpu, shape.tp, weights_dtype);
+  StepCalibration cal = default_step_calibration();
+  if (base.prefill_efficiency > 0) cal.compute_fraction = cal.compute_fraction_fp4 = base.prefill_efficiency;
   for (std::size_t j = 0; j < nc; ++j) {
     replica[j] = ceil_div(concurrency[j], shape.dp);
-    w_time[j] = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica[j]) /
-                static_cast<double>(shape.tp) / bw;
+    w_read[j] = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica[j]) /
+                static_cast<double>(shape.tp);
   }
+  auto cell_step = [&](std::size_t j, std::uint64_t context, std::uint64_t read_one) {
+    if (!timed) return 0.0;
+    StepWork work;
+    work.weight_bytes = w_read[j];
+    work.kv_bytes = static_cast<double>(replica[j]) * static_cast<double>(read_one);
+    if (dev.peak_flops > 0) work.flops = decode_flops(m, context, replica[j]) / static_cast<double>(shape.tp);
+    set_batch(work, dev, replica[j], replica[j]);
+    return step_time(work, dev, cal).seconds;
+  };
   const std::uint64_t max_replica = nc ? *std::max_element(replica.begin(), replica.end()) : 0;
   const bool weights_short = ev.budget.weights_short;
   const std::uint64_t cache_budget = ev.budget.cache;
@@ -791,7 +806,6 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
       st[s] = stage_bytes(ev.profile.stages[s], ev.profile.state_bytes[s], contexts[i], ev.prefix, ev.block);
       read_one = add(read_one, st[s].read_per_seq);
     }
-    const double read_time = static_cast<double>(read_one) / bw;
     std::uint64_t* out = r.cache_bytes.data() + i * nc;
     std::uint8_t* fit = r.fits.data() + i * nc;
     double* step = r.decode_step_seconds.data() + i * nc;
@@ -808,7 +822,7 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
         const std::uint64_t v = replica[j] * per + shared;
         out[j] = v;
         fit[j] = static_cast<std::uint8_t>(!none_fit & (v <= limit));
-        step[j] = w_time[j] + static_cast<double>(replica[j]) * read_time;
+        step[j] = cell_step(j, contexts[i], read_one);
       }
     } else {
       for (std::size_t j = 0; j < nc; ++j) {
@@ -816,7 +830,7 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
         for (const auto& s : st) worst = std::max(worst, s.total(replica[j]));
         out[j] = worst;
         fit[j] = !weights_short && worst <= cache_budget;
-        step[j] = w_time[j] + static_cast<double>(replica[j]) * read_time;
+        step[j] = cell_step(j, contexts[i], read_one);
       }
     }
   }

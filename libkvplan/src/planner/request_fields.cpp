@@ -57,8 +57,8 @@ constexpr std::array<RequestField, 27> kPlanFields{{
     {"offload", "--offload", T::bytes, "bytes", "0", "host memory per GPU the cache may spill into (e.g. 256GB)"},
     {"offload_bandwidth", "--offload-bandwidth", T::rate, "bytes/s", "0",
      "host<->GPU bytes/s for the spilled cache (e.g. 64e9)"},
-    {"prefill_efficiency", "--prefill-efficiency", T::fraction, "", "0.5",
-     "fraction of peak FLOPs prefill reaches (TTFT)"},
+    {"prefill_efficiency", "--prefill-efficiency", T::fraction, "", "",
+     "fraction of the dense peak GEMMs reach (default: the calibrated one, data/step_time.json)"},
 }};
 }  // namespace
 

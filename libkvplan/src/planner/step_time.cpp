@@ -45,6 +45,7 @@ StepCalibration step_calibration_from_json(std::string_view json_text, std::stri
   c.step_overhead_s = fraction_field(j, source, "step_overhead_s", 0, 1);
   c.layer_overhead_s = fraction_field(j, source, "layer_overhead_s", 0, 1);
   c.token_overhead_s = fraction_field(j, source, "token_overhead_s", 0, 1);
+  c.seq_overhead_s = fraction_field(j, source, "seq_overhead_s", 0, 1);
   c.moe_token_overhead_s = fraction_field(j, source, "moe_token_overhead_s", 0, 1);
   c.allreduce_latency_s = fraction_field(j, source, "allreduce_latency_s", 0, 1);
   c.fast_factor = fraction_field(j, source, "fast_factor", 1e-3, 1);
@@ -75,8 +76,9 @@ StepDevice step_device(const ModelSpec& m, const Accelerator& gpu, std::uint64_t
   return d;
 }
 
-void set_allreduce(StepWork& w, const StepDevice& d, std::uint64_t tokens) {
+void set_batch(StepWork& w, const StepDevice& d, std::uint64_t tokens, std::uint64_t sequences) {
   w.tokens = tokens;
+  w.sequences = sequences;
   if (d.tp <= 1 || tokens == 0) return;
   // Megatron-style TP: one all-reduce after attention's output projection and one after the MLP
   // (or MoE) down projection, per layer, of the step's activations in bf16.
@@ -89,7 +91,7 @@ StepTime step_time(const StepWork& w, const StepDevice& d, const StepCalibration
   const double bw = c.bandwidth_fraction * d.bandwidth_bytes_per_s;
   t.weights_s = w.weight_bytes / bw;
   t.kv_s = w.kv_bytes / bw;
-  t.memory_s = t.weights_s + t.kv_s;
+  t.memory_s = (w.weight_bytes + w.kv_bytes) / bw;  // one division: the roofline's bits at fraction 1
   if (w.flops > 0) {
     if (!(d.peak_flops > 0))
       throw InputError::value("GPU peak FLOP/s (" + d.peak_field + ")", "unknown",
@@ -97,7 +99,8 @@ StepTime step_time(const StepWork& w, const StepDevice& d, const StepCalibration
                                   d.peak_field + ")");
     t.compute_s = w.flops / ((d.fp4 ? c.compute_fraction_fp4 : c.compute_fraction) * d.peak_flops);
   }
-  t.overhead_s = c.step_overhead_s + static_cast<double>(d.layers) * c.layer_overhead_s + static_cast<double>(w.tokens) * (c.token_overhead_s + (d.moe ? c.moe_token_overhead_s : 0.0));
+  t.overhead_s = c.step_overhead_s + static_cast<double>(d.layers) * c.layer_overhead_s + static_cast<double>(w.tokens) * (c.token_overhead_s + (d.moe ? c.moe_token_overhead_s : 0.0)) +
+                 static_cast<double>(w.sequences) * c.seq_overhead_s;
   if (w.allreduces) {
     const double ring = 2.0 * static_cast<double>(d.tp - 1) / static_cast<double>(d.tp);
     const double per = w.allreduce_bytes * ring / (d.link_bytes_per_s > 0 ? d.link_bytes_per_s : INFINITY);
@@ -110,7 +113,7 @@ StepTime step_time(const StepWork& w, const StepDevice& d, const StepCalibration
 std::string describe_step_time(const StepDevice& d, const StepCalibration& c) {
   std::ostringstream os;
   const double per_token = c.token_overhead_s + (d.moe ? c.moe_token_overhead_s : 0.0);
-  os << "step = " << (c.step_overhead_s + static_cast<double>(d.layers) * c.layer_overhead_s) * 1e3 << " ms + " << per_token * 1e6 << " us x tokens + max((weights + KV bytes read) / ("
+  os << "step = " << (c.step_overhead_s + static_cast<double>(d.layers) * c.layer_overhead_s) * 1e3 << " ms + " << per_token * 1e6 << " us x tokens + " << c.seq_overhead_s * 1e6 << " us x sequences + max((weights + KV bytes read) / ("
      << std::lround(c.bandwidth_fraction * 100) << "% of bandwidth), FLOPs / ("
      << std::lround((d.fp4 ? c.compute_fraction_fp4 : c.compute_fraction) * 100) << "% of the " << d.peak_name << " dense peak))";
   if (d.tp > 1)

@@ -55,6 +55,7 @@ json to_json(const Accelerator& a) {
               {"bandwidth_bytes_per_s", a.bandwidth_bytes_per_s},
               {"bf16_flops", a.bf16_flops},
               {"fp8_flops", a.fp8_flops},
+              {"fp4_flops", a.fp4_flops},
               {"interconnect", a.interconnect},
               {"interconnect_bytes_per_s", a.interconnect_bytes_per_s},
               {"source", a.source}};

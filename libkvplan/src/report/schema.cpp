@@ -17,7 +17,7 @@ struct SchemaVersion {
 };
 constexpr std::array kSchemas{
     SchemaVersion{"models", 1}, SchemaVersion{"inspect", 1}, SchemaVersion{"size", 1},
-    SchemaVersion{"plan", 1},   SchemaVersion{"sweep", 1},   SchemaVersion{"compare", 1},
+    SchemaVersion{"plan", 2},   SchemaVersion{"sweep", 1},   SchemaVersion{"compare", 1},
     SchemaVersion{"gpus", 1},   SchemaVersion{"engine", 1},  SchemaVersion{"check", 1},
     SchemaVersion{"measure", 1}, SchemaVersion{"simulate", 1}, SchemaVersion{"search", 1},
 };

@@ -236,6 +236,8 @@ json evaluate_search_candidate(const SearchStudy& s, std::size_t index) {
   }
   SimDeployment p = prepare_simulation(d, co);
   p.options.slo = s.slo;
+  // Kept only if the SLOs hold with every step at the band's slow end (simulate --find's rule).
+  p.options = at_slow_end(p.options);
   const Accelerator& gpu = find_accelerator(c.gpu);
   const std::vector<SimRequest> fleet = fleet_requests(s);
   // Round-robin: request i (in arrival order) to replica i mod replicas.

@@ -20,6 +20,17 @@ bool meets_slo(const SimResult& r, const SloTargets& s, double q) {
   return true;
 }
 
+SimOptions at_slow_end(const SimOptions& o, std::string* note) {
+  SimOptions slow = o;
+  if (slow.step_time.kind != StepTimeModel::Kind::roofline) return slow;
+  slow.step_time.time_scale = o.step_time.calibration.slow_factor;
+  if (note)
+    *note = "SLOs checked at the slow end of the step-time band (every step x " +
+            std::to_string(o.step_time.calibration.slow_factor) + ", the held-out error of " +
+            o.step_time.calibration.source + ")";
+  return slow;
+}
+
 CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, const WorkloadSpec& w,
                              const CapacityOptions& c) {
   if (o.slo.ttft_s <= 0 && o.slo.tpot_s <= 0 && o.slo.e2e_s <= 0)
@@ -29,14 +40,10 @@ CapacityResult find_max_rate(const ModelSpec& m, const Accelerator& gpu, const S
   if (w.arrivals == WorkloadSpec::Arrivals::closed)
     throw InputError::value("workload arrivals", "closed", "an open-loop workload (the search sets Poisson arrivals)");
   CapacityResult out;
-  // Verdicts at the band's slow end (a wrong PASS is the worst bug): every step x slow_factor.
-  SimOptions slow = o;
-  if (slow.step_time.kind == StepTimeModel::Kind::roofline) {
-    slow.step_time.time_scale = o.step_time.calibration.slow_factor;
-    out.notes.push_back("SLOs checked at the slow end of the step-time band (every step x " +
-                        std::to_string(o.step_time.calibration.slow_factor) + ", the held-out error of " +
-                        o.step_time.calibration.source + ")");
-  }
+  // Verdicts at the band's slow end (a wrong PASS is the worst bug).
+  std::string note;
+  const SimOptions slow = at_slow_end(o, &note);
+  if (!note.empty()) out.notes.push_back(note);
   auto run = [&](double rate) {
     WorkloadSpec x = w;
     x.arrivals = WorkloadSpec::Arrivals::poisson;

@@ -105,7 +105,7 @@ double StepTimer::seconds(StepBatch& b) const {
   b.work.weight_bytes = weight_bytes_read(active_bytes_, expert_bytes_, experts_, experts_per_token_, tokens) / tp_;
   b.work.kv_bytes = b.kv_bytes_read;
   b.work.flops = b.flops;
-  set_allreduce(b.work, device_, tokens);
+  set_batch(b.work, device_, tokens, b.requests);
   return step_time(b.work, device_, model_.calibration).seconds * model_.time_scale;
 }
 
