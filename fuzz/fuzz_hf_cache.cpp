@@ -15,6 +15,7 @@
 #include <string>
 
 #include "kvplan/checkpoint.h"
+#include "containment_oracle.h"
 #include "kvplan/error.h"
 
 namespace fs = std::filesystem;
@@ -22,13 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 fs::path g_entry;
 
-bool inside(const fs::path& base, const fs::path& p) {
-  const fs::path b = fs::canonical(base), f = fs::weakly_canonical(p);
-  auto bi = b.begin(), fi = f.begin();
-  for (; bi != b.end(); ++bi, ++fi)
-    if (fi == f.end() || *bi != *fi) return false;
-  return true;
-}
+using kvplan_fuzz::inside;
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
