@@ -1,9 +1,9 @@
 // ERNIE 4.5 (transformers modeling_ernie4_5.py / modeling_ernie4_5_moe.py, model_types ernie4_5 and
 // ernie4_5_moe; vLLM ernie45.py (a Llama model) and ernie45_moe.py Ernie4_5_MoeAttention): every
 // one of the num_hidden_layers layers is full causal attention with num_key_value_heads heads of
-// head_dim. The MoE layers change the MLP only. Tested on the 0.3B dense config
-// (tests/data/families34); no MoE config is bundled, so ernie4_5_moe rides on the same attention
-// rule unproven by a file of its own.
+// head_dim. The MoE layers change the MLP only. Tested on the 0.3B dense config and on the
+// ERNIE-4.5-21B-A3B MoE config (head_dim null: hidden_size / num_attention_heads) in
+// tests/data/families34.
 //
 // Weights: not counted (no rule proven against a published count).
 #include "model/mapping.h"

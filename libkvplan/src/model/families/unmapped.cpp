@@ -36,6 +36,30 @@ namespace {
       "layer kind in kvplan, so its cache cannot be sized exactly");
 }
 
+// RWKV-7 (fla-hub / BlinkDL, model_type rwkv7; llama.cpp LLM_ARCH_RWKV7, llama-memory-recurrent):
+// every layer keeps a wkv matrix state of head_size x head_size per head plus two token-shift
+// rows of hidden_size (time mix and channel mix), constant in the length. None of kvplan's
+// kinds holds that shape (linear_attention's conv state is (kernel - 1) columns of the
+// projected q/k/v, not two hidden-size shift rows), so it is refused rather than sized with a
+// near-miss formula.
+[[noreturn]] void refuse_rwkv7(const LoadCtx& x) {
+  throw UnsupportedArchitecture::model_type(
+      x.cfg.source(), x.cfg.model_type(),
+      "RWKV-7 keeps a per-head head_size x head_size wkv state plus two hidden_size token-shift rows per layer, "
+      "which kvplan has no layer kind for");
+}
+
+// xLSTM (NX-AI xLSTM-7B, transformers modeling_xlstm.py, model_type xlstm): every mLSTM block
+// keeps, per head, a qk_head_dim x v_head_dim matrix memory, a qk_head_dim normaliser and a
+// max-state scalar (xLSTMCache, float32), constant in the length. kvplan has no layer kind for
+// that state, so it is refused.
+[[noreturn]] void refuse_xlstm(const LoadCtx& x) {
+  throw UnsupportedArchitecture::model_type(
+      x.cfg.source(), x.cfg.model_type(),
+      "xLSTM's mLSTM blocks keep a per-head matrix memory, normaliser vector and max-state scalar, which kvplan has "
+      "no layer kind for");
+}
+
 }  // namespace
 
 std::vector<Family> unmapped() {
@@ -50,7 +74,9 @@ std::vector<Family> unmapped() {
                  .map_layers = refuse_compressed_attention},
           Family{.name = "minimax_m3 (block-sparse attention)",
                  .model_types = {"minimax_m3"},
-                 .map_layers = refuse_block_sparse_attention}};
+                 .map_layers = refuse_block_sparse_attention},
+          Family{.name = "rwkv7 (RWKV-7 recurrent state)", .model_types = {"rwkv7"}, .map_layers = refuse_rwkv7},
+          Family{.name = "xlstm (mLSTM matrix memory)", .model_types = {"xlstm"}, .map_layers = refuse_xlstm}};
 }
 
 }  // namespace kvplan::detail::families
