@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <iostream>
 
 #include "common.h"
+#include "plan_options.h"
 #include "kvplan/check.h"
 #include "kvplan/simulate.h"
 
@@ -178,6 +180,9 @@ struct SimulateCliOptions {
   std::map<std::string, CLI::Option*> vllm_options;  // the vLLM flags by name (given or not)
   std::string model;  // --model: the config of a launch command's model (llama-server -m x.gguf)
   std::string gpu, engine = "vllm", trace, workload, calibration, csv, find, seed;
+  // A custom device, as for kvplan plan / check: a catalog-shaped JSON file, or the named GPU (or
+  // none) with these figures in place of the catalog's.
+  std::string gpu_file, gpu_memory, gpu_bandwidth, gpu_flops;
   VllmFlags vllm;
   OtherEngineFlags other;
   double prefill_efficiency = 0;  // 0: the calibrated compute fraction (data/step_time.json)
@@ -273,7 +278,9 @@ Deployment other_deployment(const SimulateCliOptions& o, EngineKind kind, const 
 }
 
 int run_simulate(SimulateCliOptions o) {
-  if (o.gpu.empty()) throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100");
+  const bool custom = !o.gpu_file.empty() || !o.gpu_memory.empty() || !o.gpu_bandwidth.empty() || !o.gpu_flops.empty();
+  if (o.gpu.empty() && !custom)
+    throw InputError::value("--gpu", "", "a GPU model (kvplan gpus), e.g. H100, or --gpu-file / --gpu-memory");
   EngineKind kind = parse_engine(o.engine);
   if (o.trace.empty() == o.workload.empty()) throw InputError::value("workload", "", "exactly one of --trace FILE or --workload SPEC");
   std::vector<std::string> argv;
@@ -281,7 +288,18 @@ int run_simulate(SimulateCliOptions o) {
     for (auto& w : split_command_line(part)) argv.push_back(std::move(w));
   if (argv.empty()) throw InputError::value("MODEL", "", "a model, or a launch command after -- (vllm serve MODEL ...)");
   const bool launch = argv.size() > 1 || is_launcher(argv[0]);
-  const Accelerator& gpu = find_accelerator(o.gpu);
+  // The device the simulator times steps on is the one check budgets (kvplan plan's device rules).
+  std::optional<Accelerator> device;
+  if (custom) {
+    PlanOptions dev;
+    dev.fields["gpu"] = o.gpu;
+    dev.gpu_file = o.gpu_file;
+    dev.fields["gpu_memory"] = o.gpu_memory;
+    dev.fields["gpu_bandwidth"] = o.gpu_bandwidth;
+    dev.fields["gpu_flops"] = o.gpu_flops;
+    device = dev.device();
+  }
+  const Accelerator gpu = device ? *device : find_accelerator(o.gpu);
   if (launch && !o.engine_given) kind = parse_launch_command(argv).engine;
   if (kind == EngineKind::vllm && o.other.any_given()) {
     for (const EngineFlag& f : o.other.flags)
@@ -295,6 +313,7 @@ int run_simulate(SimulateCliOptions o) {
   // GPU, kvplan check's budget, and the pool check reports.
   CheckOptions co;
   co.gpu = gpu.name;
+  co.device = device;
   if (!o.model.empty()) co.model = o.model;  // refused above for vLLM
   LoadOptions lo;
   lo.assume = o.assume;
@@ -372,6 +391,10 @@ static void register_simulate(CLI::App& app, Runner& run) {
                   "a model (as for kvplan size), or after -- a launch command: vllm serve MODEL --max-num-seqs 64 ...");
   cmd->add_option("--assume", o->assume, "accept an explicit assumption (as for kvplan size)");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100");
+  cmd->add_option("--gpu-file", o->gpu_file, "a custom accelerator: JSON object with the catalog's keys");
+  cmd->add_option("--gpu-memory", o->gpu_memory, "device memory per GPU (e.g. 80GB, 24GiB), replacing the catalog's");
+  cmd->add_option("--gpu-bandwidth", o->gpu_bandwidth, "memory bandwidth in bytes/s (e.g. 3.35e12), replacing the catalog's");
+  cmd->add_option("--gpu-flops", o->gpu_flops, "dense BF16 peak FLOP/s (e.g. 989e12), replacing the catalog's");
   cmd->add_option("--model", o->model, "the model (as for kvplan size) of a launch command that names only a GGUF file "
                                        "(llama-server -m x.gguf), as for kvplan check --model");
   cmd->add_option("--engine", o->engine, "the engine whose scheduler runs: vllm, sglang, llama.cpp or trtllm (a launch command after -- names its own)")->capture_default_str();

@@ -962,7 +962,7 @@ BOOST_AUTO_TEST_CASE(families34_chatglm_kv_heads_rule) {
   BOOST_CHECK_EXCEPTION(load_model_from_json(odd.dump(), "odd.json"), ConfigError, test::HasMessage({"kv_channels", "128"}));
 }
 
-// GGUF of the new families' llama.cpp architectures (qwen2vl, chatglm, xverse: each declared in
+// GGUF of the new families' llama.cpp architectures (qwen2vl, chatglm, xverse and the long tail: each declared in
 // its family file, none in gguf_config.cpp), written with the keys convert_hf_to_gguf.py writes
 // for them (block_count, embedding_length, attention.head_count, attention.head_count_kv --
 // chatglm's is multi_query_group_num -- and attention.key_length/value_length where the model
@@ -977,6 +977,14 @@ BOOST_AUTO_TEST_CASE(families34_gguf_architectures_match_config_json) {
       {"Qwen__Qwen2-VL-2B-Instruct.json", "qwen2vl", 28, 1536, 12, 2, 0},
       {"THUDM__glm-4-9b-chat.json", "chatglm", 40, 4096, 32, 2, 128},
       {"xverse__XVERSE-65B.json", "xverse", 80, 8192, 64, 64, 0},
+      // The long tail's architecture names, as llama.cpp's src/llama-arch.cpp @00395eb2 spells them.
+      {"swiss-ai__Apertus-8B.json", "apertus", 32, 4096, 32, 8, 0},
+      {"rednote-hilab__dots.llm1.inst.json", "dots1", 62, 4096, 32, 32, 0},
+      {"tencent__Hunyuan-MT-7B.json", "hunyuan-dense", 32, 4096, 32, 8, 128},
+      {"inclusionAI__Ling-lite-1.5.json", "bailingmoe", 28, 2048, 16, 4, 0},
+      {"darkc0de__4.3test2-seed_oss.json", "seed_oss", 64, 5120, 80, 8, 128},
+      {"baidu__ERNIE-4.5-0.3B.json", "ernie4_5", 18, 1024, 16, 2, 128},
+      {"baidu__ERNIE-4.5-21B-A3B.json", "ernie4_5-moe", 28, 2560, 20, 4, 0},
   };
   test::TempDir t;
   for (const Case& c : cases) {

@@ -163,6 +163,38 @@ def find_max_rate_and_price():
     assert j["cost_per_million_output_tokens"] > 0
 
 
+def custom_device():
+    # Issue 30: simulate takes plan's custom-device options. One request on an H100 whose catalog
+    # bandwidth is replaced: each decode step is the calibrated step (docs/speed.md) on the new
+    # figure, from the step's own bytes (the CSV's weight_bytes + kv_bytes; memory-bound at batch 1).
+    import os
+    from _harness import SRC
+    cal = json.load(open(os.path.join(SRC, "data", "step_time.json")))
+    out = tempfile.mktemp(suffix=".csv")
+    r = run("simulate", MODEL, "--gpu", "H100", "--gpu-bandwidth", "6.7e12", "--max-model-len", "4096",
+            "--workload", "requests=1 prompt=fixed:100 output=fixed:4 seed=1", "--csv", out)
+    assert r.returncode == 0, r.stderr
+    rows = [dict(zip(lines[0].split(","), l.split(","))) for lines in [open(out).read().splitlines()] for l in lines[1:]]
+    decode = [x for x in rows if x["prefill_tokens"] == "0"]
+    assert len(decode) == 3, rows
+    fixed = cal["step_overhead_s"] + 32 * cal["layer_overhead_s"] + cal["token_overhead_s"] + cal["seq_overhead_s"]
+    for x in decode:
+        want = fixed + (float(x["weight_bytes"]) + float(x["kv_bytes"])) / (cal["bandwidth_fraction"] * 6.7e12)
+        assert abs(float(x["duration_s"]) / want - 1) < 1e-6, (x["duration_s"], want)
+    # A --gpu-file with the catalog's H100 figures under another name runs as --gpu H100 does.
+    h100 = js("gpus", "H100")
+    h100 = h100["gpus"][0] if "gpus" in h100 else h100
+    card = {k: h100[k] for k in ("memory_bytes", "bandwidth_bytes_per_s", "bf16_flops", "fp8_flops")}
+    card["name"] = "Card"
+    f = write(json.dumps(card), ".json")
+    a = js("simulate", MODEL, "--gpu-file", f, "--max-model-len", "4096", "--workload", "requests=20 rate=5 seed=2")
+    b = js("simulate", MODEL, "--gpu", "H100", "--max-model-len", "4096", "--workload", "requests=20 rate=5 seed=2")
+    assert a["num_blocks"] == b["num_blocks"] and a["ttft_s"] == b["ttft_s"] and a["tpot_s"] == b["tpot_s"], (a, b)
+    # Memory alone cannot time a step: the error names the missing figure.
+    r = run("simulate", MODEL, "--gpu-memory", "80GB", "--max-model-len", "4096", "--workload", "requests=1")
+    assert r.returncode == 2 and "bandwidth" in r.stderr and r.stdout == "", r.stderr
+
+
 def bad_input():
     r = run("simulate", MODEL, "--gpu", "H100", "--workload", "rate=fast")
     assert r.returncode == 2 and "workload rate" in r.stderr and r.stdout == ""

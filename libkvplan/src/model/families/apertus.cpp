@@ -14,6 +14,8 @@ namespace kvplan::detail::families {
 std::vector<Family> apertus() {
   return {Family{.name = "apertus",
                  .model_types = {"apertus"},
+                 // llama.cpp LLM_ARCH_APERTUS (src/llama-arch.cpp @00395eb2)
+                 .gguf = {{.arch = "apertus", .model_type = "apertus"}},
                  .map_layers = map_plain_attention,
                  .count_params = [](const ParamCtx& x) {
                    no_weight_rule(x, "Apertus: an ungated xIELU MLP, not proven against a published count");

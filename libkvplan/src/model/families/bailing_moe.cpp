@@ -15,6 +15,9 @@ namespace kvplan::detail::families {
 std::vector<Family> bailing_moe() {
   return {Family{.name = "bailing_moe",
                  .model_types = {"bailing_moe"},
+                 // llama.cpp LLM_ARCH_BAILINGMOE (src/llama-arch.cpp @00395eb2); Ling 2.0's bailingmoe2 is
+                 // not read (no config of it tested here)
+                 .gguf = {{.arch = "bailingmoe", .model_type = "bailing_moe"}},
                  .map_layers = map_plain_attention,
                  .count_params = [](const ParamCtx& x) {
                    no_weight_rule(x, "Ling / Ring (bailing_moe): routed and shared experts, not proven against a "

@@ -13,6 +13,8 @@ namespace kvplan::detail::families {
 std::vector<Family> dots1() {
   return {Family{.name = "dots1",
                  .model_types = {"dots1"},
+                 // llama.cpp LLM_ARCH_DOTS1 (src/llama-arch.cpp @00395eb2)
+                 .gguf = {{.arch = "dots1", .model_type = "dots1"}},
                  .map_layers = map_plain_attention,
                  .count_params = [](const ParamCtx& x) {
                    no_weight_rule(x, "dots.llm1: routed and shared experts, not proven against a published count");

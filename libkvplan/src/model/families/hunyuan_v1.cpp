@@ -22,6 +22,9 @@ void map_hunyuan_v1(const LoadCtx& x) {
 std::vector<Family> hunyuan_v1() {
   return {Family{.name = "hunyuan_v1",
                  .model_types = {"hunyuan_v1_dense", "hunyuan_v1_moe"},
+                 // llama.cpp LLM_ARCH_HUNYUAN_DENSE / LLM_ARCH_HUNYUAN_MOE (src/llama-arch.cpp @00395eb2)
+                 .gguf = {{.arch = "hunyuan-dense", .model_type = "hunyuan_v1_dense"},
+                          {.arch = "hunyuan-moe", .model_type = "hunyuan_v1_moe"}},
                  .map_layers = map_hunyuan_v1,
                  .count_params = [](const ParamCtx& x) {
                    no_weight_rule(x, "Hunyuan v1: not proven against a published count (A13B adds 64 routed experts "
