@@ -138,6 +138,14 @@ def trtllm_launch_form_and_policy():
     assert r.returncode == 2 and "capacity_scheduler_policy" in r.stderr
     r = run("simulate", MODEL, "--gpu", "H100", "--engine", "trtllm", "--kv-cache-dtype", "fp8", "--trace", t)
     assert r.returncode == 2 and "--kv-cache-dtype" in r.stderr
+    # Attention DP: one scheduler per rank, not simulated (issue 30); check still sizes it.
+    dp = write("enable_attention_dp: true\n", ".yaml")
+    r = run("simulate", "--gpu", "H100", "--trace", t, "--", "trtllm-serve", MODEL, "--tp_size", "2", "--max_seq_len", "8192",
+            "--extra_llm_api_options", dp)
+    assert r.returncode == 2 and "enable_attention_dp" in r.stderr and r.stdout == "", r.stderr
+    c = run("check", "--gpu", "H100", "--", "trtllm-serve", MODEL, "--tp_size", "2", "--max_seq_len", "8192",
+            "--extra_llm_api_options", dp)
+    assert c.returncode in (0, 1, 3) and "enable_attention_dp" not in c.stderr, c.stdout + c.stderr
 
 
 for name, fn in list(globals().items()):

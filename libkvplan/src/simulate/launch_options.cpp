@@ -306,6 +306,13 @@ SimDeployment prepare_simulation(const Deployment& d, const CheckOptions& co, co
     if (!checked) throw Error("kvplan simulate: internal error: kvplan check gave no TensorRT-LLM profile");
     so.trtllm = t.options;
     so.trtllm_scheduler = t.scheduler;
+    // Attention DP (enable_attention_dp in --extra_llm_api_options / --config) gives every rank its
+    // own requests, batch and KV pool (check sizes one rank's); one simulated scheduler over one
+    // pool would be neither, so it is refused, not run as if it were off (issue 30).
+    if (so.trtllm.enable_attention_dp)
+      throw InputError::value("enable_attention_dp", "true",
+                              "false (kvplan simulate runs one scheduler; attention DP runs one per rank, which it does "
+                              "not simulate)");
     so.trtllm.kv_memory_bytes = checked->kv_memory_bytes;  // check's budget at its unfavourable end
     const TrtllmResult prof = trtllm_profile(p.model, so.trtllm);
     if (prof.blocks != checked->blocks || prof.max_seq_len != checked->max_seq_len || prof.bytes_per_token != checked->bytes_per_token)
