@@ -1,6 +1,6 @@
-// kvplan.simulate: vLLM's scheduler and KV allocator over a workload (kvplan/simulate.h). The
-// Python package (_simulate.py) resolves the memory budget with kvplan.check first, as the CLI
-// does, and passes it here as available_kv_bytes.
+// kvplan.simulate: an engine's scheduler and KV allocator over a workload (kvplan/simulate.h), on
+// the launch command the Python package (_simulate.py) gives: prepare_simulation reads it as the
+// CLI does (check's budget, the engine's option table, the flags the simulator refuses).
 #include <pybind11/stl.h>
 
 #include "common.h"
@@ -16,17 +16,6 @@ using namespace pybind11::literals;
 namespace {
 using namespace kvplan;
 using namespace kvplan::py;
-
-// The vLLM options kvplan.simulate resolved (_simulate.py), read by vLLM's option table
-// (kvplan/engine_fields.h) as kvplan.engine() reads them.
-VllmOptions engine_options(const pyb::dict& kw) {
-  nlohmann::json req = nlohmann::json::object();
-  for (auto item : kw) {
-    const std::string k = pyb::str(item.first);
-    req[k] = request_value(item.second, k);
-  }
-  return vllm_options_from_request(req);
-}
 
 std::vector<SimRequest> requests_arg(pyb::handle reqs) {
   std::vector<SimRequest> out;
@@ -92,36 +81,8 @@ pyb::object run_simulation(const ModelSpec& spec, const Accelerator& acc, SimOpt
 }  // namespace
 
 void bind_simulate(pyb::module_& m) {
-  m.def("_vllm_serve_batch_defaults", [](const std::string& gpu) {
-    const VllmBatchDefaults d = vllm_serve_batch_defaults(find_accelerator(gpu));
-    return to_python({{"max_num_batched_tokens", d.max_num_batched_tokens}, {"max_num_seqs", d.max_num_seqs},
-                      {"blackwell", d.blackwell}});
-  }, "gpu"_a);
-  m.def("_simulate", [](pyb::handle model, const std::string& gpu, const pyb::dict& engine, pyb::handle max_num_seqs,
-                        pyb::handle long_prefill_token_threshold, bool chunked_prefill, bool reserve_full_isl,
-                        const std::string& scheduling_policy,
-                        pyb::handle workload, pyb::handle trace, pyb::handle requests, pyb::handle calibration, double prefill_efficiency,
-                        double slo_ttft, double slo_tpot, double slo_e2e, bool steps, pyb::handle find,
-                        double slo_percentile, double price, double target_rate) -> pyb::object {
-    const ModelSpec& spec = model_arg(model).get();
-    const Accelerator& acc = find_accelerator(gpu);
-    SimOptions o;
-    o.engine = engine_options(engine);
-    o.scheduler.max_num_seqs = count_arg(max_num_seqs, "max_num_seqs", 1);
-    if (!long_prefill_token_threshold.is_none())
-      o.scheduler.long_prefill_token_threshold = tokens_arg(long_prefill_token_threshold, "long_prefill_token_threshold");
-    o.scheduler.chunked_prefill = chunked_prefill;
-    o.scheduler.reserve_full_isl = reserve_full_isl;
-    // SchedulerConfig.policy (vllm/config/scheduler.py): fcfs or priority.
-    if (scheduling_policy != "fcfs" && scheduling_policy != "priority")
-      throw InputError::value("scheduling_policy", scheduling_policy, "fcfs or priority");
-    o.scheduler.policy = scheduling_policy == "priority" ? SimSchedulerOptions::Policy::priority : SimSchedulerOptions::Policy::fcfs;
-    return run_simulation(spec, acc, o, workload, trace, requests, calibration, prefill_efficiency, slo_ttft, slo_tpot, slo_e2e,
-                          steps, find, slo_percentile, price, target_rate);
-  }, "model"_a, "gpu"_a, "engine"_a, "max_num_seqs"_a, "long_prefill_token_threshold"_a, "chunked_prefill"_a,
-     "reserve_full_isl"_a, "scheduling_policy"_a, "workload"_a, "trace"_a, "requests"_a, "calibration"_a, "prefill_efficiency"_a, "slo_ttft"_a, "slo_tpot"_a,
-     "slo_e2e"_a, "steps"_a, "find"_a, "slo_percentile"_a, "price"_a, "target_rate"_a);
-  // SGLang, llama-server and TensorRT-LLM: a launch command, read by kvplan check (the memory budget) and by the
+  // Every engine, vLLM included: a launch command (kvplan.simulate turns vLLM's keywords into the
+  // `vllm serve` command they stand for), read by kvplan check (the memory budget) and by the
   // engine's option table (prepare_simulation), as `kvplan simulate ... -- COMMAND` reads it.
   m.def("_simulate_launch", [](const std::vector<std::string>& command, const std::string& gpu, pyb::handle model,
                                pyb::handle workload, pyb::handle trace, pyb::handle requests, pyb::handle calibration,

@@ -122,33 +122,31 @@ def simulate(model, *, gpu, engine="vllm", engine_args=None, command=None, workl
         return _simulate_other(model, engine, gpu, engine_args, command, run)
     if engine_args is not None or command is not None:
         raise _core.KvplanError("engine_args / command: for engine='sglang', 'llama.cpp' or 'trtllm' (vLLM takes keywords)")
+    # The keywords become the `vllm serve` command they stand for, and that command is read by the
+    # library as every launch command is (prepare_simulation: check's reader and budget, vllm
+    # serve's defaults for the GPU, the flags the simulator refuses): the CLI's MODEL form does the
+    # same, so neither maps an option onto the engine a second time.
     m = _model(model)
-    d = _core._vllm_serve_batch_defaults(gpu)
-    mnbt = max_num_batched_tokens if max_num_batched_tokens is not None else d["max_num_batched_tokens"]
-    argv = ["vllm", "serve", m.name, "--max-num-batched-tokens", str(_core.parse_tokens(str(mnbt))),
-            "--tensor-parallel-size", str(tensor_parallel_size), "--pipeline-parallel-size", str(pipeline_parallel_size)]
-    if max_model_len is not None:
-        argv += ["--max-model-len", str(_core.parse_tokens(str(max_model_len)))]
-    for flag, value in (("--kv-cache-dtype", kv_cache_dtype), ("--block-size", block_size),
-                        ("--gpu-memory-utilization", gpu_memory_utilization)):
+    argv = ["vllm", "serve", m.name, "--tensor-parallel-size", str(tensor_parallel_size),
+            "--pipeline-parallel-size", str(pipeline_parallel_size)]
+    for flag, value in (("--max-model-len", max_model_len), ("--max-num-batched-tokens", max_num_batched_tokens)):
+        if value is not None:  # "32k" is read here, as the CLI reads it
+            argv += [flag, str(_core.parse_tokens(str(value)))]
+    for flag, value in (("--max-num-seqs", max_num_seqs), ("--long-prefill-token-threshold", long_prefill_token_threshold),
+                        ("--kv-cache-dtype", kv_cache_dtype), ("--block-size", block_size),
+                        ("--gpu-memory-utilization", gpu_memory_utilization), ("--scheduling-policy", scheduling_policy)):
         if value is not None:
             argv += [flag, str(value)]
     if kv_cache_memory is not None:  # vLLM's flag takes whole bytes ("20GiB" is read here, as the CLI does)
         argv += ["--kv-cache-memory-bytes", str(_core.parse_bytes(str(kv_cache_memory)))]
     if not enable_prefix_caching:
         argv.append("--no-enable-prefix-caching")
-    chk = _core._check(command=argv, gpu=gpu)
-    if not chk["starts"]:
-        raise _core.KvplanError("vLLM settings: " + "; ".join(chk["reasons"]))
-    engine = {"max_model_len": chk["context"], "block_size": block_size, "kv_cache_dtype": kv_cache_dtype,
-              "tensor_parallel_size": tensor_parallel_size, "pipeline_parallel_size": pipeline_parallel_size,
-              "max_num_batched_tokens": mnbt, "enable_prefix_caching": enable_prefix_caching,
-              "available_kv_bytes": chk["per_gpu"]["kv_budget_bytes"], "blackwell": d["blackwell"]}
-    seqs = max_num_seqs if max_num_seqs is not None else d["max_num_seqs"]
-    out = _core._simulate(m, gpu, engine, seqs, long_prefill_token_threshold, enable_chunked_prefill,
-                          scheduler_reserve_full_isl, scheduling_policy, workload,
-                          trace, requests, calibration, prefill_efficiency, slo_ttft, slo_tpot, slo_e2e, steps, find,
-                          slo_percentile, price, target_rate)
-    if out.get("num_blocks", chk["engine_result"]["num_blocks"]) != chk["engine_result"]["num_blocks"]:
-        raise RuntimeError("kvplan.simulate: the simulated block count differs from kvplan.check's")
+    if not enable_chunked_prefill:
+        argv.append("--no-enable-chunked-prefill")
+    if not scheduler_reserve_full_isl:
+        argv.append("--no-scheduler-reserve-full-isl")
+    run = dict(workload=workload, trace=trace, requests=requests, calibration=calibration,
+               prefill_efficiency=prefill_efficiency, slo_ttft=slo_ttft, slo_tpot=slo_tpot, slo_e2e=slo_e2e,
+               steps=steps, find=find, slo_percentile=slo_percentile, price=price, target_rate=target_rate)
+    out = _core._simulate_launch(argv, gpu, None, **run)
     return out if find else SimulationResult(out)
