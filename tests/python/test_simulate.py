@@ -78,9 +78,33 @@ def test_priority_scheduling():
     assert fcfs.finished == prio.finished == 3
     assert prio.ttft_s.mean < fcfs.ttft_s.mean
     assert any("FCFS ignores" in n for n in fcfs.notes)
-    with pytest.raises(kvplan.KvplanError, match="scheduling_policy.*fcfs or priority"):
+    # Read from the vllm serve command the keywords stand for: the error names its flag.
+    with pytest.raises(kvplan.KvplanError, match="--scheduling-policy.*fcfs or priority"):
         kvplan.simulate(MODEL, scheduling_policy="lifo", **kw)
     with pytest.raises(kvplan.KvplanError, match="unknown key"):
         kvplan.simulate(MODEL, gpu="H100", requests=[{"arrival_s": 0, "prompt_tokens": 5, "output_tokens": 1, "prio": 1}])
     with pytest.raises(kvplan.KvplanError, match="scheduling_policy"):
         kvplan.simulate(MODEL, gpu="H100", engine="sglang", scheduling_policy="priority", requests=reqs)
+
+
+def test_vllm_keywords_are_the_cli_model_form():
+    # Issue 26: kvplan.simulate's vLLM keywords become the `vllm serve` command they stand for and
+    # are read as the CLI's MODEL form reads its flags, so both give the same run.
+    import json
+    import os
+    import pathlib
+    import subprocess
+    cli = pathlib.Path(kvplan.__file__).resolve().parents[2] / "bin" / "kvplan"
+    if not cli.exists():
+        pytest.skip(f"no CLI at {cli}")
+    spec = "rate=8 requests=60 prompt=lognormal:600:0.8 output=uniform:20:200 seed=4"
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}  # the CLI links its own sanitizer runtime
+    got = kvplan.simulate(MODEL, gpu="H100", max_model_len="8k", max_num_seqs=16, max_num_batched_tokens=2048,
+                          kv_cache_dtype="fp8", enable_prefix_caching=False, workload=spec)
+    out = subprocess.run([str(cli), "simulate", MODEL, "--gpu", "H100", "--max-model-len", "8k", "--max-num-seqs", "16",
+                          "--max-num-batched-tokens", "2048", "--kv-cache-dtype", "fp8", "--no-enable-prefix-caching",
+                          "--workload", spec, "--json"], capture_output=True, text=True, check=True, env=env).stdout
+    want = json.loads(out)
+    for key in ("num_blocks", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "ttft_s", "tpot_s", "e2e_s",
+                "peak_blocks", "prefix_caching"):
+        assert getattr(got, key) == want[key], key
