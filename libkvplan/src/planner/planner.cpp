@@ -637,33 +637,33 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   if (!(bw > 0)) {
     p.notes.push_back("no memory bandwidth for " + in.gpu.name + " (give --gpu-bandwidth): no decode-speed figures");
   } else {
-  StepWork work;
-  work.weight_bytes = w_read;
-  work.kv_bytes = static_cast<double>(kv_read);
-  work.flops = decode_flops(m, in.context, replica_c) / static_cast<double>(shape.tp);
-  set_batch(work, dev, replica_c, replica_c);
-  if (!(dev.peak_flops > 0)) {
-    work.flops = 0;  // memory and overheads only; said below
-    p.notes.push_back("no " + dev.peak_name + " FLOP/s figure (" + dev.peak_field + ") for " + in.gpu.name +
-                      ": the decode step leaves out its compute term");
-  }
-  const StepTime t = step_time(work, dev, cal);
-  p.decode_weight_seconds = t.weights_s;
-  p.decode_kv_seconds = t.kv_s;
-  p.decode_compute_seconds = t.compute_s;
-  p.decode_overhead_seconds = t.overhead_s + t.comm_s;
-  double step = t.seconds;
-  if (p.per_gpu.offloaded_bytes) {
-    p.decode_offload_seconds =
-        static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
-    step += p.decode_offload_seconds;
-    p.notes.push_back("offloaded cache is read over the host link every step (busiest stage's spill x pp stages)");
-  }
-  p.decode_step_seconds = step;
-  p.decode_step_seconds_fast = step * cal.fast_factor;
-  p.decode_step_seconds_slow = step * cal.slow_factor;
-  p.decode_tokens_per_second = 1.0 / step;
-  p.decode_tokens_per_second_aggregate = static_cast<double>(in.concurrency) / step;
+    StepWork work;
+    work.weight_bytes = w_read;
+    work.kv_bytes = static_cast<double>(kv_read);
+    work.flops = decode_flops(m, in.context, replica_c) / static_cast<double>(shape.tp);
+    set_batch(work, dev, replica_c, replica_c);
+    if (!(dev.peak_flops > 0)) {
+      work.flops = 0;  // memory and overheads only; said below
+      p.notes.push_back("no " + dev.peak_name + " FLOP/s figure (" + dev.peak_field + ") for " + in.gpu.name +
+                        ": the decode step leaves out its compute term");
+    }
+    const StepTime t = step_time(work, dev, cal);
+    p.decode_weight_seconds = t.weights_s;
+    p.decode_kv_seconds = t.kv_s;
+    p.decode_compute_seconds = t.compute_s;
+    p.decode_overhead_seconds = t.overhead_s + t.comm_s;
+    double step = t.seconds;
+    if (p.per_gpu.offloaded_bytes) {
+      p.decode_offload_seconds =
+          static_cast<double>(p.per_gpu.offloaded_bytes) * static_cast<double>(shape.pp) / in.offload_bytes_per_s;
+      step += p.decode_offload_seconds;
+      p.notes.push_back("offloaded cache is read over the host link every step (busiest stage's spill x pp stages)");
+    }
+    p.decode_step_seconds = step;
+    p.decode_step_seconds_fast = step * cal.fast_factor;
+    p.decode_step_seconds_slow = step * cal.slow_factor;
+    p.decode_tokens_per_second = 1.0 / step;
+    p.decode_tokens_per_second_aggregate = static_cast<double>(in.concurrency) / step;
   }
   // Cache reads outweigh weight reads once batch x context exceeds this many tokens.
   const std::uint64_t per_token_all_stages = [&] {
