@@ -55,6 +55,7 @@ struct CheckpointWeights {
   std::uint64_t mtp_bytes = 0;       // tensors of layers past the last model layer
   std::uint64_t non_layer_bytes = 0; // embeddings, output head, final norm
   std::vector<std::uint64_t> layer_bytes;
+  std::vector<std::uint64_t> layer_expert_bytes;  // the routed-expert part of each layer's bytes
   std::map<std::string, std::uint64_t> bytes_by_dtype;
   std::uint64_t tensor_count = 0;
   std::uint64_t header_bytes_read = 0;  // bytes kvplan read from the files (never tensor data)

@@ -30,6 +30,9 @@ struct WeightBytes {
   // llama.cpp's -ngl partial offload; `outside_layers` = embeddings, head, final norm.
   std::vector<std::uint64_t> layer_bytes;
   std::uint64_t outside_layers = 0;
+  // The routed-expert part of each layer's bytes, from the same headers (empty otherwise): what
+  // llama.cpp's --n-cpu-moe N keeps off the GPU is the first N layers' share.
+  std::vector<std::uint64_t> layer_experts;
   // Why the weights cannot be priced (m.params.unknown_reason: no parameter rule, or a malformed
   // quantization_config); every figure above is then 0 and means "unknown", never "no weights".
   // Empty when they can. plan, sweep and check stop with InputError::unknown_weights.

@@ -867,7 +867,33 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
         l.flash_attn = fa == "true" ? "on" : fa;  // the older switch form: -fa alone enables it
       }
       const std::uint64_t n_gpus = o.gpus ? o.gpus : (d.gpus ? d.gpus : 1);
-      weights_per_gpu = ceil_div(wb.total, n_gpus);
+      // --cpu-moe / --n-cpu-moe N keep routed experts in host memory: llama.cpp common/arg.cpp adds
+      // a CPU buffer override for LLM_FFN_EXPS_REGEX "\\.ffn_(up|down|gate|gate_up)_(ch|)exps"
+      // (common/common.h), on every layer or on "blk\\.i" for i < N; shared experts (_shexp) stay.
+      std::uint64_t host_experts = 0;
+      const bool cpu_moe = bool_flag(f, "--cpu-moe");
+      const std::uint64_t n_cpu_moe = f.has("--n-cpu-moe") ? detail::plain_uint(f.get("--n-cpu-moe"), "--n-cpu-moe") : 0;
+      if ((cpu_moe || n_cpu_moe) && m.dims.num_experts) {
+        const std::string flag = cpu_moe ? "--cpu-moe" : "--n-cpu-moe " + std::to_string(n_cpu_moe);
+        if (cpu_moe || n_cpu_moe >= m.num_layers()) {
+          host_experts = wb.experts;
+        } else if (wb.layer_experts.size() == m.num_layers()) {
+          for (std::uint64_t i = 0; i < n_cpu_moe; ++i) host_experts = checked_add(host_experts, wb.layer_experts[i]);
+        } else {
+          unmodelled.push_back(flag);
+          unmodelled_why[flag] = "which layers hold how many expert bytes is known only from the checkpoint's tensor list "
+                                 "(a GGUF file or safetensors headers); the experts are counted on the GPU";
+        }
+        if (host_experts == 0 && wb.experts == 0 && !unmodelled_why.count(flag)) {
+          unmodelled.push_back(flag);
+          unmodelled_why[flag] = "the routed experts' share of the weights is not known (--weights gives a total only); "
+                                 "they are counted on the GPU";
+        }
+        if (host_experts)
+          r.notes.push_back(flag + ": " + format_gib(host_experts) + " of routed experts (" + wb.source +
+                            ") stay in host memory, off the GPU");
+      }
+      weights_per_gpu = ceil_div(wb.total - host_experts, n_gpus);
       const LlamaCppResult e = llamacpp_profile(m, l);
       bin.weights_bytes = weights_per_gpu;
       bin.ubatch = e.n_ubatch;

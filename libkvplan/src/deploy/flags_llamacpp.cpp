@@ -58,9 +58,9 @@ EngineFlagTable llamacpp_flag_table() {
 --numa | 1 | ignored | env=LLAMA_ARG_NUMA
 -dev --device | 1 | ignored | env=LLAMA_ARG_DEVICE
 --list-devices | 0 | ignored
---override-tensor -ot | 1 | ignored
---cpu-moe -cmoe | 0 | ignored | env=LLAMA_ARG_CPU_MOE
---n-cpu-moe -ncmoe | 1 | ignored | env=LLAMA_ARG_N_CPU_MOE
+--override-tensor -ot | 1 | unmodelled | why=it keeps the tensors its patterns name in host memory; kvplan does not match tensor names, so it counts them on the GPU
+--cpu-moe -cmoe | 0 | memory | env=LLAMA_ARG_CPU_MOE
+--n-cpu-moe -ncmoe | 1 | memory | env=LLAMA_ARG_N_CPU_MOE
 -ngl --gpu-layers --n-gpu-layers | 1 | ignored | env=LLAMA_ARG_N_GPU_LAYERS
 -sm --split-mode | 1 | ignored | env=LLAMA_ARG_SPLIT_MODE
 -ts --tensor-split | 1 | ignored | env=LLAMA_ARG_TENSOR_SPLIT

@@ -170,6 +170,7 @@ CheckpointWeights sum_checkpoint_tensors(const std::vector<CheckpointTensor>& te
   CheckpointWeights w;
   w.source = std::move(source);
   w.layer_bytes.assign(num_layers, 0);
+  w.layer_expert_bytes.assign(num_layers, 0);
   const std::string what = "checkpoint bytes (" + bounded_echo(w.source) + ")";
   for (const auto& t : tensors) {
     ++w.tensor_count;
@@ -180,7 +181,10 @@ CheckpointWeights sum_checkpoint_tensors(const std::vector<CheckpointTensor>& te
     }
     w.total_bytes = checked_add(w.total_bytes, t.bytes, what);
     w.bytes_by_dtype[t.dtype] = checked_add(w.bytes_by_dtype[t.dtype], t.bytes, what);
-    if (routed_expert(t.name)) w.expert_bytes = checked_add(w.expert_bytes, t.bytes, what);
+    if (routed_expert(t.name)) {
+      w.expert_bytes = checked_add(w.expert_bytes, t.bytes, what);
+      if (layer) w.layer_expert_bytes[*layer] = checked_add(w.layer_expert_bytes[*layer], t.bytes, what);
+    }
     if (layer) w.layer_bytes[*layer] = checked_add(w.layer_bytes[*layer], t.bytes, what);
     else w.non_layer_bytes = checked_add(w.non_layer_bytes, t.bytes, what);
   }

@@ -267,6 +267,7 @@ WeightBytes weight_bytes(const ModelSpec& m, std::optional<WeightFormat> overrid
     w.experts = cw.expert_bytes;
     w.mtp = cw.mtp_bytes;
     w.layer_bytes = cw.layer_bytes;
+    w.layer_experts = cw.layer_expert_bytes;
     w.outside_layers = cw.non_layer_bytes;
     std::string dtypes;
     for (const auto& [d, b] : cw.bytes_by_dtype) dtypes += (dtypes.empty() ? "" : " + ") + d;
