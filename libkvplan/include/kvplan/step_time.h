@@ -53,6 +53,9 @@ struct StepCalibration {
 };
 // The bundled constants (data/step_time.json, embedded).
 const StepCalibration& default_step_calibration();
+// c with both compute fractions replaced by `fraction` when it is > 0 (--prefill-efficiency in
+// plan, sweep and simulate); 0 keeps the fitted ones.
+StepCalibration with_compute_fraction(StepCalibration c, double fraction);
 // Parses a document with the same keys as data/step_time.json; `source` names it in messages.
 StepCalibration step_calibration_from_json(std::string_view json_text, std::string_view source);
 

@@ -875,20 +875,20 @@ CheckResult check_deployment(const Deployment& d, const CheckOptions& o) {
       const std::uint64_t n_cpu_moe = f.has("--n-cpu-moe") ? detail::plain_uint(f.get("--n-cpu-moe"), "--n-cpu-moe") : 0;
       if ((cpu_moe || n_cpu_moe) && m.dims.num_experts) {
         const std::string flag = cpu_moe ? "--cpu-moe" : "--n-cpu-moe " + std::to_string(n_cpu_moe);
-        if (cpu_moe || n_cpu_moe >= m.num_layers()) {
+        auto not_modelled = [&](const char* why) {
+          unmodelled.push_back(flag);
+          unmodelled_why[flag] = why;
+        };
+        if (wb.experts == 0)
+          not_modelled("the routed experts' share of the weights is not known (--weights gives a total only); they are "
+                       "counted on the GPU");
+        else if (cpu_moe || n_cpu_moe >= m.num_layers())
           host_experts = wb.experts;
-        } else if (wb.layer_experts.size() == m.num_layers()) {
+        else if (wb.layer_experts.size() == m.num_layers())
           for (std::uint64_t i = 0; i < n_cpu_moe; ++i) host_experts = checked_add(host_experts, wb.layer_experts[i]);
-        } else {
-          unmodelled.push_back(flag);
-          unmodelled_why[flag] = "which layers hold how many expert bytes is known only from the checkpoint's tensor list "
-                                 "(a GGUF file or safetensors headers); the experts are counted on the GPU";
-        }
-        if (host_experts == 0 && wb.experts == 0 && !unmodelled_why.count(flag)) {
-          unmodelled.push_back(flag);
-          unmodelled_why[flag] = "the routed experts' share of the weights is not known (--weights gives a total only); "
-                                 "they are counted on the GPU";
-        }
+        else
+          not_modelled("which layers hold how many expert bytes is known only from the checkpoint's tensor list (a GGUF "
+                       "file or safetensors headers); the experts are counted on the GPU");
         if (host_experts)
           r.notes.push_back(flag + ": " + format_gib(host_experts) + " of routed experts (" + wb.source +
                             ") stay in host memory, off the GPU");

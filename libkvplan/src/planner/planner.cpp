@@ -399,6 +399,14 @@ double prefill_flops(const ModelSpec& m, std::uint64_t from, std::uint64_t to) {
   return flops;
 }
 
+// The step-time device of a plan: --weight-dtype replaces the checkpoint's quantised dtype (a
+// preset without a plain dtype prices its matrices as bf16 GEMMs).
+StepDevice plan_step_device(const ModelSpec& m, const PlanInput& in, std::uint64_t tp) {
+  const std::optional<Dtype> weights =
+      in.weight_dtype ? std::optional<Dtype>(in.weight_dtype->dtype.value_or(Dtype::bf16)) : std::nullopt;
+  return step_device(m, in.gpu, tp, weights);
+}
+
 std::string gb(std::uint64_t b) { return format_gb(b); }
 
 }  // namespace
@@ -626,11 +634,8 @@ Plan plan(const ModelSpec& m, const PlanInput& in) {
   p.kv_bytes_read_per_step = kv_read;
   // The decode step and TTFT are kvplan/step_time.h's step_time(), the function `simulate` times
   // every scheduler step with: one decode token for each of the replica's sequences.
-  const std::optional<Dtype> weights_dtype =
-      in.weight_dtype ? std::optional<Dtype>(in.weight_dtype->dtype.value_or(Dtype::bf16)) : std::nullopt;
-  const StepDevice dev = step_device(m, in.gpu, shape.tp, weights_dtype);
-  StepCalibration cal = default_step_calibration();
-  if (in.prefill_efficiency > 0) cal.compute_fraction = cal.compute_fraction_fp4 = in.prefill_efficiency;
+  const StepDevice dev = plan_step_device(m, in, shape.tp);
+  const StepCalibration cal = with_compute_fraction(default_step_calibration(), in.prefill_efficiency);
   const double compute_fraction = dev.fp4 ? cal.compute_fraction_fp4 : cal.compute_fraction;
   p.step_time_model = describe_step_time(dev, cal);
   const double bw = in.gpu.bandwidth_bytes_per_s;
@@ -776,11 +781,8 @@ SweepResult sweep(const ModelSpec& m, const PlanInput& base, std::span<const std
   // No bandwidth known: decode times are 0 (not computed), like the plan's. Each cell's step is
   // step_time(), as plan's decode step (a GPU with no FLOP/s figure: no compute term, as there).
   const bool timed = base.gpu.bandwidth_bytes_per_s > 0;
-  const std::optional<Dtype> weights_dtype =
-      base.weight_dtype ? std::optional<Dtype>(base.weight_dtype->dtype.value_or(Dtype::bf16)) : std::nullopt;
-  const StepDevice dev = step_device(m, base.gpu, shape.tp, weights_dtype);
-  StepCalibration cal = default_step_calibration();
-  if (base.prefill_efficiency > 0) cal.compute_fraction = cal.compute_fraction_fp4 = base.prefill_efficiency;
+  const StepDevice dev = plan_step_device(m, base, shape.tp);
+  const StepCalibration cal = with_compute_fraction(default_step_calibration(), base.prefill_efficiency);
   for (std::size_t j = 0; j < nc; ++j) {
     replica[j] = ceil_div(concurrency[j], shape.dp);
     w_read[j] = weight_bytes_read(w.active, w.experts, m.dims.num_experts, m.dims.experts_per_token, replica[j]) /

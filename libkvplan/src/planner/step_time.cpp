@@ -59,6 +59,11 @@ const StepCalibration& default_step_calibration() {
   return c;
 }
 
+StepCalibration with_compute_fraction(StepCalibration c, double fraction) {
+  if (fraction > 0) c.compute_fraction = c.compute_fraction_fp4 = fraction;
+  return c;
+}
+
 StepDevice step_device(const ModelSpec& m, const Accelerator& gpu, std::uint64_t tp, std::optional<Dtype> weights) {
   StepDevice d;
   d.bandwidth_bytes_per_s = gpu.bandwidth_bytes_per_s;

@@ -74,7 +74,7 @@ void StepTimer::init_compute(const ModelSpec& m, const Accelerator& gpu, const S
                                 device_.peak_field + ")");
   if (!(t.prefill_efficiency >= 0 && t.prefill_efficiency <= 1))
     throw InputError::value("prefill efficiency", std::to_string(t.prefill_efficiency), "a fraction in (0, 1], or 0 for the calibrated one");
-  if (t.prefill_efficiency > 0) model_.calibration.compute_fraction = model_.calibration.compute_fraction_fp4 = t.prefill_efficiency;
+  model_.calibration = with_compute_fraction(model_.calibration, t.prefill_efficiency);
   if (!(t.time_scale > 0)) throw InputError::value("step time scale", std::to_string(t.time_scale), "a positive factor");
 }
 
