@@ -1,4 +1,4 @@
-// kvplan engine ENGINE MODEL ...: what vLLM / llama.cpp / SGLang / TensorRT-LLM allocate and log.
+// kvplan engine ENGINE MODEL ...: what vLLM / llama.cpp / SGLang / TensorRT-LLM / Ollama allocate and log.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -48,7 +48,7 @@ nlohmann::json engine_request(EngineKind kind, const std::vector<EngineFlag>& fl
     for (const auto& field : table) {
       if (field.cli_flags != f.flags) continue;
       if (field.type == FieldType::boolean) req[std::string(field.name)] = field.default_value != "true";  // the switch turns it over
-      else if (field.type == FieldType::token_list || field.type == FieldType::count_list) req[std::string(field.name)] = f.list;
+      else if (field_is_list(field.type)) req[std::string(field.name)] = f.list;
       else req[std::string(field.name)] = f.text;
     }
   }
@@ -68,14 +68,14 @@ int run_engine(const EngineOptions& o) {
 
 static void register_engine(CLI::App& app, Runner& run) {
   auto o = std::make_shared<EngineOptions>();
-  auto* cmd = app.add_subcommand("engine", "what an inference engine (vllm, llama.cpp, sglang, trtllm) allocates and logs");
-  cmd->add_option("ENGINE", o->engine, "vllm, llama.cpp, sglang or trtllm")->required();
+  auto* cmd = app.add_subcommand("engine", "what an inference engine (vllm, llama.cpp, sglang, trtllm, ollama) allocates and logs");
+  cmd->add_option("ENGINE", o->engine, "vllm, llama.cpp, sglang, trtllm or ollama")->required();
   o->model.add(*cmd);
   cmd->add_flag("--json", o->json, "print one JSON object");
   // The union of the engine tables: a flag read by several engines goes in "shared" (first), the
   // others in their engine's group; help, type and default come from the first table that has it.
-  constexpr std::array kinds{EngineKind::vllm, EngineKind::llamacpp, EngineKind::sglang, EngineKind::trtllm};
-  constexpr std::array groups{"vLLM", "llama.cpp", "SGLang", "TensorRT-LLM"};
+  constexpr std::array kinds{EngineKind::vllm, EngineKind::llamacpp, EngineKind::sglang, EngineKind::trtllm, EngineKind::ollama};
+  constexpr std::array groups{"vLLM", "llama.cpp", "SGLang", "TensorRT-LLM", "Ollama"};
   std::vector<EngineField> first;  // per flag, the entry its help comes from
   for (EngineKind k : kinds) {
     for (const EngineField& f : engine_fields(k)) {
@@ -107,8 +107,8 @@ static void register_engine(CLI::App& app, Runner& run) {
       for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       if (f.type == FieldType::boolean) {
         e.option = cmd->add_flag(e.flags, e.on, help);
-      } else if (f.type == FieldType::token_list || f.type == FieldType::count_list) {
-        e.option = cmd->add_option(e.flags, e.list, help)->type_name(type);
+      } else if (field_is_list(f.type)) {
+        e.option = cmd->add_option(e.flags, e.list, help)->type_name(type)->delimiter(',');
       } else {
         e.option = cmd->add_option(e.flags, e.text, help)->type_name(type);
         if (!f.default_value.empty()) e.option->default_str(std::string(f.default_value));

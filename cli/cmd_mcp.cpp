@@ -71,6 +71,7 @@ json schema_type(FieldType t) {
     case FieldType::rate: return {{"type", json::array({"number", "string"})}};
     case FieldType::count_list:
     case FieldType::token_list:
+    case FieldType::bytes_list:
       return {{"type", json::array({"array", "string"})}, {"items", {{"type", json::array({"integer", "string"})}}}};
     default: return {{"type", "string"}};
   }

@@ -101,8 +101,10 @@ if j:
     check("trtllm tokens", j["max_tokens"] == 40 * GiB // 131072, j.get("max_tokens"))
     check("trtllm blocks", j["blocks"] == 40 * GiB // 131072 // 32, j.get("blocks"))
 
-# Bad input: unknown engine, bad dtype, vLLM without any memory -> exit 2
-for args, frag in [(["engine", "ollama", "meta-llama/Llama-3.1-8B"], "engine"),
+# Bad input: unknown engine, bad dtype, vLLM without any memory, Ollama on a config without the
+# layer sizes a GGUF would give -> exit 2
+for args, frag in [(["engine", "tgi", "meta-llama/Llama-3.1-8B"], "engine"),
+                   (["engine", "ollama", "meta-llama/Llama-3.1-8B"], "layer_bytes"),
                    (["engine", "vllm", "meta-llama/Llama-3.1-8B", "--kv-cache-memory", "40GiB", "--kv-cache-dtype", "fp3"], "--kv-cache-dtype"),
                    (["engine", "vllm", "meta-llama/Llama-3.1-8B"], "--kv-cache-memory"),
                    (["engine", "vllm", "meta-llama/Llama-3.1-8B", "--kv-cache-memory", "lots"], "--kv-cache-memory")]:
@@ -115,5 +117,52 @@ rc_a, a, err_a = engine_json("llama.cpp", "meta-llama/Llama-3.1-8B", "-np", "4")
 rc_b, b, _ = engine_json("llama.cpp", "meta-llama/Llama-3.1-8B", "--parallel", "4")
 check("-np is --parallel", rc_a == 0 and a == b, err_a)
 check("-np 4 slots", rc_a == 0 and a.get("n_seq_max", a.get("sequences")) == 4, str(a)[:400])
+
+# Ollama from the engine verb, against real server logs (tests/data/engine_logs/ollama/README.md):
+# the log's runner arguments and weights go in as flags, and kvplan's offload line must carry the
+# log's own figures (HumanBytes2, one decimal), read here from the log file, never restated.
+import os
+import re
+from _harness import SRC  # noqa: E402
+LOGS = os.path.join(SRC, "tests", "data", "engine_logs", "ollama")
+UNIT = {"GiB": 1 << 30, "MiB": 1 << 20, "KiB": 1 << 10, "B": 1}
+
+
+def log_field(text, key):
+    m = re.search(re.escape(key) + r'="([^"]*)"', text) or re.search(re.escape(key) + r"=(\S+)", text)
+    return m and m[1]
+
+
+def size_of(human):
+    v, u = human.split()
+    return int(float(v) * UNIT[u])
+
+
+for log, model, layers, gpu_free, same_layers in (
+        ("ollama_8098_llama3.2-3b_ctx2048x4_h100.log", "meta-llama/Llama-3.2-3B-Instruct", 28, "78.6GiB", True),
+        ("ollama_9181_llama-70b_ctx64000_fa_4gpu.log", "meta-llama/Llama-3.1-70B", 80, "22GiB,22GiB,22GiB,22GiB", False),
+        ("langflow_6669_qwen2.5-7b_ctx2048x4_cpu.log", "Qwen/Qwen2.5-7B-Instruct", 28, None, True)):
+    text = open(os.path.join(LOGS, log)).read()
+    ctx = int(re.search(r"--ctx-size (\d+)", text)[1])
+    par = int(re.search(r"--parallel (\d+)", text)[1]) if "--parallel" in text else 1
+    words = ["--num-ctx", str(ctx // par), "--num-parallel", str(par),
+             "--layer-bytes", str(size_of(log_field(text, "memory.weights.repeating")) // layers),
+             "--output-bytes", str(size_of(log_field(text, "memory.weights.nonrepeating")))]
+    if "--flash-attn" in text:
+        words.append("--flash-attention")
+    if gpu_free:
+        words += ["--gpu-free", gpu_free]
+    rc, j, err = engine_json("ollama", model, *words)
+    if not check(f"ollama {log}: runs", rc == 0, err):
+        continue
+    line = next(x for x in j["log_lines"] if "msg=offload" in x)
+    for key in ("memory.required.kv", "memory.graph.full", "memory.graph.partial", "layers.model"):
+        check(f"ollama {log}: {key} is the log's", log_field(line, key) == log_field(text, key),
+              (log_field(line, key), log_field(text, key)))
+    offload = int(log_field(line, "layers.offload"))
+    check(f"ollama {log}: layers.offload", offload == int(log_field(text, "layers.offload")) if same_layers
+          else offload <= int(log_field(text, "layers.offload")), (offload, log_field(text, "layers.offload")))
+    check(f"ollama {log}: --ctx-size", f"--ctx-size {ctx}" in " ".join(j["runner_args"]) or str(ctx) in j["runner_args"],
+          j["runner_args"])
 
 finish()

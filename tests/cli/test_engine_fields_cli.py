@@ -22,7 +22,7 @@ kvplan = python_module()
 SOURCE = open(os.path.join(SRC, "libkvplan", "src", "engines", "engine_fields.cpp")).read()
 SHARED = dict(re.findall(r'constexpr std::string_view (k\w+) = "([^"]+)";', SOURCE))
 ROW = r'F\((\w+), ("[^"]*"|k\w+), (\w+), "([^"]*)", "([^"]*)",'
-ARRAYS = {"vllm": "kVllm", "llama.cpp": "kLlamaCpp", "sglang": "kSglang", "trtllm": "kTrtllm"}
+ARRAYS = {"vllm": "kVllm", "llama.cpp": "kLlamaCpp", "sglang": "kSglang", "trtllm": "kTrtllm", "ollama": "kOllama"}
 
 
 def table_from_source(array):
@@ -51,7 +51,7 @@ def value_of(v, typ):
     """A case's Python keyword value as the library must echo it (its own reading of units)."""
     if isinstance(v, (bool, int, float)):
         return v
-    if typ in ("token_list", "count_list"):
+    if typ in ("token_list", "count_list", "bytes_list"):
         return [value_of(x, "tokens") for x in (v if isinstance(v, list) else v.split(","))]
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(GiB|MiB|GB|k)?", v)
     if m and typ != "text":

@@ -1,4 +1,4 @@
-"""The typed engine functions (kvplan.vllm, kvplan.llamacpp, kvplan.sglang, kvplan.trtllm) against
+"""The typed engine functions (kvplan.vllm, kvplan.llamacpp, kvplan.sglang, kvplan.trtllm, kvplan.ollama) against
 the engine option tables (kvplan.fields("engine.<e>"), libkvplan/src/engines/engine_fields.cpp):
 each function's keyword-only parameters are exactly its table's fields, in table order, each
 defaulting to None ("not given": the table's default applies) and annotated with its field type's
@@ -14,11 +14,12 @@ import pytest
 import kvplan
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FUNCTIONS = {"vllm": kvplan.vllm, "llama.cpp": kvplan.llamacpp, "sglang": kvplan.sglang, "trtllm": kvplan.trtllm}
+FUNCTIONS = {"vllm": kvplan.vllm, "llama.cpp": kvplan.llamacpp, "sglang": kvplan.sglang, "trtllm": kvplan.trtllm,
+             "ollama": kvplan.ollama}
 # kvplan/fields.h FieldType -> the annotation alias in kvplan/_engines.py (written as source text).
 ANNOTATION = {"count": "Optional[Count]", "tokens": "Optional[Tokens]", "bytes": "Optional[Bytes]",
               "fraction": "Optional[Fraction]", "text": "Optional[Text]", "boolean": "Optional[bool]",
-              "token_list": "Optional[TokenList]"}
+              "token_list": "Optional[TokenList]", "bytes_list": "Optional[BytesList]"}
 CASES = json.loads((ROOT / "tests" / "data" / "request_cases.json").read_text())["engine"]
 
 

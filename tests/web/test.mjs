@@ -614,7 +614,7 @@ print(json.dumps({name: kvplan.size(doc["model"], **c["python"]) for name, c in 
   await test('Engine: every field of each engine\'s table gives the CLI\'s engine --json from the page and from Python', async () => {
     const doc = JSON.parse(fs.readFileSync(path.join(root, 'tests/data/request_cases.json'), 'utf8')).engine;
     const engines = Object.keys(doc).filter((k) => !k.startsWith('_'));
-    eq(engines.join(','), 'vllm,llama.cpp,sglang,trtllm', 'the engines of the cases');
+    eq(engines.join(','), 'vllm,llama.cpp,sglang,trtllm,ollama', 'the engines of the cases');
     const help = cli(['engine', '--help']).out;
     const pyPath = path.join(path.dirname(CLI), '..', 'python');
     const py = spawnSync('/usr/bin/python3', ['-c', `

@@ -522,6 +522,7 @@ const ENGINE_FIRST = {
   'llama.cpp': ['total_bytes', 'kv_bytes', 'state_bytes', 'n_ctx', 'n_seq_max', 'cells', 'swa_cells'],
   sglang: ['starts', 'max_total_num_tokens', 'max_running_requests', 'max_concurrency', 'context_length', 'rest_bytes', 'kv_bytes'],
   trtllm: ['starts', 'max_tokens', 'blocks', 'max_concurrency', 'max_seq_len', 'kv_memory_bytes'],
+  ollama: ['fully_offloaded', 'layers_offload', 'layers_model', 'num_ctx', 'num_parallel', 'kv_bytes', 'graph_full_bytes', 'required_full_bytes'],
 };
 // One JSON value as shown: byte counts exact and in GB/GiB, counts with separators, a concurrency as
 // a multiple, other numbers as they are, lists and text as text.

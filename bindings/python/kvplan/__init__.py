@@ -21,13 +21,13 @@ __all__ = ["KvplanError", "Layer", "Model", "Record", "dtypes", "format_bytes", 
 
 from ._planner import (Sweep, compare, fields, gpu, gpus, gpus_needed, gpus_to_hold,  # noqa: E402
                        kv_dtype_ladder, plan, plan_text, sweep, weight_bytes)
-from ._engines import check, engine, engine_options, engine_text, llamacpp, sglang, trtllm, vllm  # noqa: E402
+from ._engines import check, engine, engine_options, engine_text, llamacpp, ollama, sglang, trtllm, vllm  # noqa: E402
 from ._simulate import SimulationResult, simulate  # noqa: E402
 from ._search import search  # noqa: E402
 __all__ += ["SimulationResult", "simulate", "search"]
 __all__ += ["Sweep", "check", "compare", "fields", "engine", "engine_options", "engine_text", "gpu", "gpus", "gpus_needed",
             "gpus_to_hold", "kv_dtype_ladder", "plan", "plan_text", "sweep", "weight_bytes",
-            "vllm", "llamacpp", "sglang", "trtllm"]
+            "vllm", "llamacpp", "sglang", "trtllm", "ollama"]
 
 
 def _model_weight_bytes(self, dtype=None):

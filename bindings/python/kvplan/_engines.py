@@ -1,6 +1,6 @@
-"""Engine profiles: what vLLM, llama.cpp, SGLang and TensorRT-LLM allocate and log.
+"""Engine profiles: what vLLM, llama.cpp, SGLang, TensorRT-LLM and Ollama allocate and log.
 
-kvplan.vllm(), kvplan.llamacpp(), kvplan.sglang() and kvplan.trtllm() take the engine's options as
+kvplan.vllm(), kvplan.llamacpp(), kvplan.sglang(), kvplan.trtllm() and kvplan.ollama() take the engine's options as
 typed keyword-only arguments: exactly the fields of the engine's option table (the library's
 kvplan/engine_fields.h, listed by kvplan.fields("engine.vllm"), the table `kvplan engine` takes its
 flags from). Every keyword defaults to None, "not given": the engine's own default applies (the
@@ -21,6 +21,7 @@ Bytes = Union[int, str]                # bytes: 123456, "80GB", "1.5GiB"
 Fraction = float                       # fraction: a number in (0, 1]
 Text = str                             # text: a name in the engine's own vocabulary ("fp8", "q8_0")
 TokenList = Union[Sequence[Tokens], str]  # token_list: [4096, 4096, 32768] or "4096,4096,32768"
+BytesList = Union[Sequence[Bytes], str]   # bytes_list: ["23.2GiB", "23.2GiB"] or "23.2GiB,23.2GiB"
 
 
 def _model(model):
@@ -28,9 +29,10 @@ def _model(model):
 
 
 def engine(engine, model, **options):
-    """Reproduce what `engine` ("vllm", "llama.cpp", "sglang", "trtllm") allocates and logs.
+    """Reproduce what `engine` ("vllm", "llama.cpp", "sglang", "trtllm", "ollama") allocates and logs.
 
-    The typed functions kvplan.vllm(), kvplan.llamacpp(), kvplan.sglang() and kvplan.trtllm() take
+    The typed functions kvplan.vllm(), kvplan.llamacpp(), kvplan.sglang(), kvplan.trtllm() and
+    kvplan.ollama() take
     the same options with real signatures; this form takes the engine's name as data.
     Options are the engine's own settings with underscores: the engine's option table
     (kvplan.fields("engine.vllm") gives name, cli_flag, type, unit, default and help;
@@ -140,6 +142,26 @@ def trtllm(model, *, tokens_per_block: Optional[Count] = None, free_gpu_memory_f
     return _core._engine("trtllm", _model(model), _given(locals()))
 
 
+def ollama(model, *, num_ctx: Optional[Tokens] = None, num_parallel: Optional[Count] = None,
+           num_batch: Optional[Count] = None, num_gpu: Optional[Count] = None,
+           flash_attention: Optional[bool] = None, gpu_flash_attention: Optional[bool] = None,
+           kv_cache_type: Optional[Text] = None, gpu_overhead_bytes: Optional[Bytes] = None,
+           metal: Optional[bool] = None, new_engine: Optional[bool] = None,
+           gpu_free_bytes: Optional[BytesList] = None, gpu_minimum_bytes: Optional[Bytes] = None,
+           layer_bytes: Optional[BytesList] = None, output_bytes: Optional[Bytes] = None,
+           vocab: Optional[Count] = None):
+    """Ollama's scheduler estimate for `model`: the figures of ``kvplan engine ollama MODEL ... --json``.
+
+    Same as kvplan.engine("ollama", model, ...). Keywords are Ollama's Modelfile parameters and
+    OLLAMA_* settings (num_ctx, num_parallel = OLLAMA_NUM_PARALLEL, kv_cache_type =
+    OLLAMA_KV_CACHE_TYPE, ...); None = not given, Ollama's default. gpu_free_bytes is the free
+    memory of each GPU as Ollama discovers it (None: the CPU runner); layer_bytes / output_bytes
+    replace the GGUF tensor infos (a config.json model needs them). Returns a Record: kv_bytes,
+    graph_full_bytes, layers_offload, required_full_bytes, runner_args, log_lines, notes, ...
+    """
+    return _core._engine("ollama", _model(model), _given(locals()))
+
+
 def check(command=None, *, file=None, deployment=None, gpu=None, gpus=None, model=None,
           require_concurrency=None, require_context=None, format=None, gpu_memory=None, strict=None,
           engine_log=None, engine_version=None, weights=None, gpu_used=None):
@@ -180,6 +202,6 @@ def _document(fn, engine):
     fn.__doc__ = fn.__doc__.rstrip() + "\n" + "\n".join(lines) + "\n"
 
 
-for _fn, _name in ((vllm, "vllm"), (llamacpp, "llama.cpp"), (sglang, "sglang"), (trtllm, "trtllm")):
+for _fn, _name in ((vllm, "vllm"), (llamacpp, "llama.cpp"), (sglang, "sglang"), (trtllm, "trtllm"), (ollama, "ollama")):
     _document(_fn, _name)
 del _fn, _name

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvplan/engine_ollama.h"
 #include "kvplan/engines.h"
 #include "kvplan/fields.h"
 
@@ -39,6 +40,7 @@ std::span<const EngineOptionField<VllmOptions>> vllm_fields();
 std::span<const EngineOptionField<LlamaCppOptions>> llamacpp_fields();
 std::span<const EngineOptionField<SglangOptions>> sglang_fields();
 std::span<const EngineOptionField<TrtllmOptions>> trtllm_fields();
+std::span<const EngineOptionField<OllamaOptions>> ollama_fields();
 // Any engine's table without the setters (the CLI's flags and help, kvplan.fields("engine.vllm")).
 std::vector<EngineField> engine_fields(EngineKind e);
 // The name a field goes by in messages: its first CLI flag, or its name.
@@ -52,6 +54,7 @@ VllmOptions vllm_options_from_request(const nlohmann::json& request, FieldNaming
 LlamaCppOptions llamacpp_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
 SglangOptions sglang_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
 TrtllmOptions trtllm_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
+OllamaOptions ollama_options_from_request(const nlohmann::json& request, FieldNaming naming = FieldNaming::keyword);
 
 // The options as the parser resolved them, one key per table field (null: unset, the engine
 // decides): `kvplan engine --json`'s "request", the same from every face.
@@ -59,6 +62,7 @@ nlohmann::json request_json(const VllmOptions& o);
 nlohmann::json request_json(const LlamaCppOptions& o);
 nlohmann::json request_json(const SglangOptions& o);
 nlohmann::json request_json(const TrtllmOptions& o);
+nlohmann::json request_json(const OllamaOptions& o);
 
 // One `kvplan engine` run as every face shows it (the CLI, kvplan.engine(), the page): `request`
 // read by the engine's table, the profile, its JSON with "model" and "request" (request_json), and

@@ -25,6 +25,7 @@ enum class FieldType {
   name,           // a catalog or engine name
   count_list,     // comma-separated positive integers
   token_list,     // comma-separated token counts (an engine's per-layer windows)
+  bytes_list,     // comma-separated byte counts (free memory of each GPU: 23.2GiB,11.5GiB)
   text,           // a name in an engine's own vocabulary (the engine's profile checks it: "fp8_e4m3", "FLASHMLA")
   boolean,        // true or false (on the CLI a switch that turns the default over)
 };
@@ -36,6 +37,8 @@ enum class FieldNaming { cli_flag, keyword };
 
 // What a value of type `t` looks like ("a token count such as 4096, 32k or 128k"), for messages.
 std::string_view field_expected(FieldType t);
+// A list type (count_list, token_list, bytes_list): the CLI takes several words, the page a list.
+bool field_is_list(FieldType t);
 // null, "" and [] mean unset: the option keeps its default.
 bool field_unset(const nlohmann::json& v);
 
@@ -48,7 +51,8 @@ double field_number(const nlohmann::json& v, FieldType t, std::string_view label
 std::string field_text(const nlohmann::json& v, FieldType t, std::string_view label);
 // boolean -> true or false (a JSON / Python bool; nothing else);
 bool field_bool(const nlohmann::json& v, std::string_view label);
-// count_list, token_list -> integers, from an array (of numbers or strings) or comma-separated text.
+// count_list, token_list, bytes_list -> integers, from an array (of numbers or strings) or
+// comma-separated text.
 std::vector<std::uint64_t> field_uint_list(const nlohmann::json& v, FieldType t, std::string_view label);
 
 }  // namespace kvplan

@@ -160,6 +160,31 @@ constexpr std::array kTrtllm{
     F(temp_kv_bytes, "--temp-kv-memory", bytes, "bytes", "0", "the profiling KV cache added back"),
 };
 #undef F
+
+// Ollama's settings by the names of its Modelfile parameters and OLLAMA_* variables (envconfig/config.go,
+// v0.11.4); the free memory of each GPU is what its discovery reports (the "inference compute" log line).
+#define F(member, flags, type, unit, def, help) KVPLAN_ENGINE_FIELD(OllamaOptions, member, flags, type, unit, def, help)
+constexpr std::array kOllama{
+    F(num_ctx, "--num-ctx", tokens, "tokens", "4096", "num_ctx per request (PARAMETER num_ctx, else OLLAMA_CONTEXT_LENGTH)"),
+    F(num_parallel, "--num-parallel", count, "sequences", "1", "OLLAMA_NUM_PARALLEL: requests served at once"),
+    F(num_batch, "--num-batch", count, "tokens", "512", "num_batch"),
+    F(num_gpu, "--num-gpu", count, "layers", "", "num_gpu: layers on the GPU (default: as many as fit)"),
+    F(flash_attention, "--flash-attention", boolean, "", "false", "OLLAMA_FLASH_ATTENTION"),
+    F(gpu_flash_attention, "--no-gpu-flash-attention", boolean, "", "true",
+      "a GPU without flash-attention support (the flag: Ollama turns flash attention off)"),
+    F(kv_cache_type, "--kv-cache-type", text, "", "", "OLLAMA_KV_CACHE_TYPE: f16, q8_0 or q4_0 (default f16; quantized needs flash attention)"),
+    F(gpu_overhead_bytes, "--gpu-overhead", bytes, "bytes", "0", "OLLAMA_GPU_OVERHEAD per GPU"),
+    F(metal, "--metal", boolean, "", "false", "Apple Metal (no partial-offload graph)"),
+    F(new_engine, "--new-engine", boolean, "", "false", "OLLAMA_NEW_ENGINE: the Ollama engine for every architecture"),
+    F(gpu_free_bytes, "--gpu-free", bytes_list, "bytes", "",
+      "free memory of each GPU as Ollama discovers it, e.g. 23.2GiB,23.2GiB (none: the CPU runner)"),
+    F(gpu_minimum_bytes, "--gpu-minimum", bytes, "bytes", "457MiB", "memory Ollama leaves free on each GPU (Metal: 512MiB)"),
+    F(layer_bytes, "--layer-bytes", bytes_list, "bytes", "",
+      "weights of each block (one value: every block; default: the GGUF tensor infos)"),
+    F(output_bytes, "--output-bytes", bytes, "bytes", "", "weights of the output layer (default: the GGUF tensor infos)"),
+    F(vocab, "--vocab", count, "tokens", "", "vocabulary size (default: the config's vocab_size)"),
+};
+#undef F
 #undef KVPLAN_ENGINE_FIELD
 
 template <class O>
@@ -202,6 +227,7 @@ std::span<const EngineOptionField<VllmOptions>> vllm_fields() { return kVllm; }
 std::span<const EngineOptionField<LlamaCppOptions>> llamacpp_fields() { return kLlamaCpp; }
 std::span<const EngineOptionField<SglangOptions>> sglang_fields() { return kSglang; }
 std::span<const EngineOptionField<TrtllmOptions>> trtllm_fields() { return kTrtllm; }
+std::span<const EngineOptionField<OllamaOptions>> ollama_fields() { return kOllama; }
 
 std::vector<EngineField> engine_fields(EngineKind e) {
   switch (e) {
@@ -209,7 +235,7 @@ std::vector<EngineField> engine_fields(EngineKind e) {
     case EngineKind::llamacpp: return plain(llamacpp_fields());
     case EngineKind::sglang: return plain(sglang_fields());
     case EngineKind::trtllm: return plain(trtllm_fields());
-    case EngineKind::ollama: return {};  // read from OLLAMA_* and Modelfiles by kvplan check (deploy/flags_ollama.cpp)
+    case EngineKind::ollama: return plain(ollama_fields());
   }
   return {};
 }
@@ -223,6 +249,7 @@ json request_json(const VllmOptions& o) { return echo(vllm_fields(), o); }
 json request_json(const LlamaCppOptions& o) { return echo(llamacpp_fields(), o); }
 json request_json(const SglangOptions& o) { return echo(sglang_fields(), o); }
 json request_json(const TrtllmOptions& o) { return echo(trtllm_fields(), o); }
+json request_json(const OllamaOptions& o) { return echo(ollama_fields(), o); }
 
 VllmOptions vllm_options_from_request(const json& request, FieldNaming naming) {
   return options_from_request(vllm_fields(), request, naming, "vllm");
@@ -237,6 +264,9 @@ SglangOptions sglang_options_from_request(const json& request, FieldNaming namin
 }
 TrtllmOptions trtllm_options_from_request(const json& request, FieldNaming naming) {
   return options_from_request(trtllm_fields(), request, naming, "trtllm");
+}
+OllamaOptions ollama_options_from_request(const json& request, FieldNaming naming) {
+  return options_from_request(ollama_fields(), request, naming, "ollama");
 }
 
 }  // namespace kvplan

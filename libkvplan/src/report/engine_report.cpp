@@ -201,8 +201,7 @@ EngineReport engine_report(EngineKind kind, const ModelSpec& m, const nlohmann::
     case EngineKind::llamacpp: run(llamacpp_options_from_request(request, naming), llamacpp_profile); break;
     case EngineKind::sglang: run(sglang_options_from_request(request, naming), sglang_profile); break;
     case EngineKind::trtllm: run(trtllm_options_from_request(request, naming), trtllm_profile); break;
-    case EngineKind::ollama:
-      throw InputError::value("engine", "ollama", "vllm, llama.cpp, sglang or trtllm (Ollama: kvplan check -- ollama run MODEL)");
+    case EngineKind::ollama: run(ollama_options_from_request(request, naming), ollama_profile); break;
   }
   return out;
 }

@@ -64,6 +64,7 @@ std::string_view field_type_name(FieldType t) {
     case FieldType::name: return "name";
     case FieldType::count_list: return "count_list";
     case FieldType::token_list: return "token_list";
+    case FieldType::bytes_list: return "bytes_list";
     case FieldType::text: return "text";
     case FieldType::boolean: return "boolean";
   }
@@ -83,10 +84,15 @@ std::string_view field_expected(FieldType t) {
     case FieldType::name: return "a name";
     case FieldType::count_list: return "comma-separated positive whole numbers such as 21,20,20,19";
     case FieldType::token_list: return "comma-separated token counts such as 4096,4096,0";
+    case FieldType::bytes_list: return "comma-separated byte counts such as 23.2GiB,11.5GiB";
     case FieldType::text: return "a name";
     case FieldType::boolean: return "true or false";
   }
   return "a value";
+}
+
+bool field_is_list(FieldType t) {
+  return t == FieldType::count_list || t == FieldType::token_list || t == FieldType::bytes_list;
 }
 
 bool field_unset(const json& v) {
@@ -141,12 +147,15 @@ bool field_bool(const json& v, std::string_view label) {
 
 std::vector<std::uint64_t> field_uint_list(const json& v, FieldType t, std::string_view label) {
   // Each element is read as the list's element type: a count list holds counts, a token list tokens.
-  const FieldType element = t == FieldType::token_list ? FieldType::tokens : FieldType::count;
+  const FieldType element = t == FieldType::token_list ? FieldType::tokens : t == FieldType::bytes_list ? FieldType::bytes : FieldType::count;
   auto one = [&](const json& e) {
     if (element == FieldType::count) return to_count(e, t, label);
     refuse_negative(e, label);
     if (e.is_number_integer()) return e.get<std::uint64_t>();
-    if (e.is_string()) return parse_tokens(e.get_ref<const std::string&>(), label);
+    if (e.is_string()) {
+      const std::string& s = e.get_ref<const std::string&>();
+      return element == FieldType::tokens ? parse_tokens(s, label) : parse_bytes(s, label);
+    }
     throw InputError::value(label, shown(e), field_expected(t));
   };
   std::vector<std::uint64_t> out;
