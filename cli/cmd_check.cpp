@@ -62,9 +62,10 @@ int run_check(const CheckCliOptions& o) {
       if (!o.command.empty()) throw InputError::value("--file", o.file, "either a deployment file or a launch command, not both");
       outcomes = check_file(o.file, c);
     } else if (!o.command.empty() && std::all_of(o.command.begin(), o.command.end(), [&](const std::string& p) {
-                 return p.find(' ') == std::string::npos && std::filesystem::exists(p, ec);
+                 return p == "-" || (p.find(' ') == std::string::npos && std::filesystem::exists(p, ec));
                })) {
-      // One or more files (pre-commit passes every changed file): each is checked.
+      // One or more files (pre-commit passes every changed file): each is checked; "-" is
+      // standard input (helm template ... | kvplan check -).
       for (const auto& p : o.command) {
         auto more = check_file(p, c);
         outcomes.insert(outcomes.end(), more.begin(), more.end());
@@ -96,8 +97,8 @@ static void register_check(CLI::App& app, Runner& run) {
   cmd->add_option("COMMAND", o->command,
                   "the launch command, quoted or after -- (vllm serve ..., python -m sglang.launch_server ..., "
                   "llama-server ..., trtllm-serve ..., docker run IMAGE ...), or a file: a Kubernetes manifest, "
-                  "helm template output, a compose file, a launch script or a kvplan deployment file");
-  cmd->add_option("--file,-f", o->file, "a deployment file (see docs/engines.md)");
+                  "helm template output, a compose file, a launch script or a kvplan deployment file (- : standard input)");
+  cmd->add_option("--file,-f", o->file, "a deployment file (see docs/engines.md); - reads standard input");
   cmd->add_option("--gpu", o->gpu, "GPU model (kvplan gpus), e.g. H100; default: the manifest's nvidia.com/gpu.product selector");
   cmd->add_option("--gpu-memory", o->gpu_memory,
                   "device memory as the runtime reports it, with a unit (20GiB, 24GB); overrides the catalog, or alone a custom device");

@@ -70,14 +70,21 @@ Deployment parse_launch_script(std::string_view text, std::string_view source);
 // Every engine deployment in a file: kvplan's JSON or YAML deployment format (keys name, engine,
 // model, command, args, gpu, gpus, env, require), Kubernetes workloads (Deployment, StatefulSet,
 // DaemonSet, Pod, Job, CronJob, LeaderWorkerSet, KServe InferenceService / ServingRuntime,
-// `helm template` multi-document output), docker-compose files, and shell launch scripts.
-// Containers that run no engine are skipped; a file with none is an error.
+// `helm template` multi-document output), operators' custom resources rendered as their
+// controllers render them (KServe LLMInferenceService, KubeAI Model: deploy/operators.cpp),
+// docker-compose files, and shell launch scripts. Containers that run no engine are skipped, and
+// so are kinds that run none (Service, ConfigMap, CustomResourceDefinition, ...); any other kind
+// that holds containers is an error naming it; a file with no engine is an error.
 std::vector<Deployment> parse_deployments(std::string_view text, std::string_view source);
 // Exactly one deployment (an error naming the count when the file holds several).
 Deployment parse_deployment(std::string_view text, std::string_view source);
-// Reads a regular file of at most kMaxDeploymentFileBytes.
+// Reads a regular file of at most kMaxDeploymentFileBytes; "-" reads standard input (`helm
+// template ... | kvplan check -`), reported as kStdinSource.
 std::vector<Deployment> load_deployment_files(const std::string& path);
 Deployment load_deployment_file(const std::string& path);
+// Standard input, up to kMaxDeploymentFileBytes (a DeploymentError past it).
+std::string read_deployment_stdin();
+inline constexpr const char* kStdinSource = "<stdin>";
 inline constexpr std::uint64_t kMaxDeploymentFileBytes = 4ull << 20;   // 4 MiB
 inline constexpr std::uint64_t kMaxYamlNodes = 200'000;                // after alias expansion
 inline constexpr std::uint64_t kMaxYamlDepth = 64;                     // mapping / list nesting read

@@ -79,6 +79,9 @@ std::vector<std::string> gpus_for_label(const GpuLabel& label, std::string_view 
   if (label.key == "nvidia.com/gpu.product") return gfd_product(label, where);
   if (label.key == "cloud.google.com/gke-accelerator") return gke_accelerator(label, where);
   if (label.key == "karpenter.k8s.aws/instance-gpu-name") return karpenter_gpu_name(label, where);
+  // Not a node label: the GPU a KubeAI resource profile is named after (deploy/operators.cpp), a
+  // catalog name or family ("H100": every H100).
+  if (label.key == "kubeai.org/resource-profile") return karpenter_gpu_name(label, where);
   unknown_label(label, where);
 }
 

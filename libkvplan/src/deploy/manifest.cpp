@@ -5,6 +5,7 @@
 // alias-expansion limits.
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "deploy/helm.h"
 #include "deploy/launch_internal.h"
 #include "deploy/k8s_container.h"
+#include "deploy/operators.h"
 #include "deploy/yaml.h"
 #include "kvplan/deploy.h"
 #include "kvplan/error.h"
@@ -191,6 +193,7 @@ struct Context {
   const detail::YamlDocument* doc = nullptr;
   std::string document;   // "document 2" when the file has several
   std::string resource;   // "Deployment/vllm"
+  std::string resource_as;  // a rendered workload is reported as the custom resource it comes from
 };
 
 std::vector<std::string> words_of(const json& v, std::string_view where, const char* key) {
@@ -248,6 +251,21 @@ std::optional<Deployment> container_deployment(const std::vector<std::string>& c
     return std::nullopt;
   }
   (void)env;
+}
+
+// Whether a resource holds a container list (a pod template) anywhere inside it.
+bool holds_containers(const json& j, std::uint64_t depth) {
+  if (depth > kMaxYamlDepth) return false;
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      if ((k == "containers" || k == "initContainers") && v.is_array() && !v.empty() && v[0].is_object()) return true;
+      if (holds_containers(v, depth + 1)) return true;
+    }
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (holds_containers(v, depth + 1)) return true;
+  }
+  return false;
 }
 
 void add_container(std::vector<Deployment>& out, const Context& cx, const json& c, const std::string& pointer,
@@ -341,7 +359,8 @@ void kubernetes(std::vector<Deployment>& out, const Context& cx_in, const json& 
   const std::string kind = text_of(j, "kind");
   const std::string name = j.contains("metadata") ? text_of(j["metadata"], "name") : "";
   Context cx = cx_in;
-  cx.resource = kind + (name.empty() ? "" : "/" + name);
+  cx.resource = !cx_in.resource_as.empty() ? cx_in.resource_as : kind + (name.empty() ? "" : "/" + name);
+  cx.resource_as.clear();
   if (kind == "List") {
     if (const json* items = at(j, {"items"}); items && items->is_array())
       for (std::size_t i = 0; i < items->size(); ++i) kubernetes(out, cx_in, (*items)[i], pointer + "/items/" + std::to_string(i), runtimes, referenced);
@@ -407,7 +426,44 @@ void kubernetes(std::vector<Deployment>& out, const Context& cx_in, const json& 
     add_container(out, cx, c, pointer + "/spec/predictor/model", 0, gpu, extra, notes);
     return;
   }
-  // Other kinds (Service, ConfigMap, HorizontalPodAutoscaler, ...) run no engine.
+  // Operators' custom resources: the workloads their controllers make (deploy/operators.cpp).
+  const std::string where = std::string(cx.source) + " (" + (cx.document.empty() ? "" : cx.document + ", ") + cx.resource + ")";
+  const std::uint64_t line = cx.doc ? cx.doc->line_of(pointer) : 0;
+  std::optional<std::vector<detail::OperatorWorkload>> rendered;
+  try {
+    rendered = detail::render_operator_resource(j, where);
+  } catch (const DeploymentError& e) {
+    throw DeploymentError(e.what(), std::string(cx.source), line);
+  }
+  if (rendered) {
+    for (const auto& w : *rendered) {
+      const std::uint64_t wline = cx.doc ? cx.doc->line_of(pointer + w.pointer) : 0;
+      Context sub = cx_in;
+      sub.doc = nullptr;
+      sub.resource_as = w.resource;
+      std::vector<Deployment> part;
+      try {
+        kubernetes(part, sub, w.manifest, "", runtimes, referenced);
+      } catch (const DeploymentError& e) {
+        throw DeploymentError(e.what(), std::string(cx.source), e.line() ? e.line() : wline);
+      }
+      for (auto& d : part) {
+        d.line = wline;
+        if (d.gpu.empty()) d.gpu = w.gpu;
+        out.push_back(std::move(d));
+      }
+    }
+    return;
+  }
+  // Kinds that run no engine (Service, ConfigMap, CustomResourceDefinition, HTTPRoute, ...).
+  if (detail::non_serving_kind(kind)) return;
+  // Any other kind is skipped only when it holds no containers: one that does (another operator's
+  // resource, a RayCluster, ...) would run something kvplan cannot see.
+  if (holds_containers(j, 0))
+    throw DeploymentError(where + ": kind " + kind + " (apiVersion " + text_of(j, "apiVersion") +
+                              ") holds containers, but kvplan does not read what this resource's controller runs from them; "
+                              "check the workloads it renders (kubectl get deployment,statefulset,leaderworkerset -o yaml)",
+                          std::string(cx.source), line);
 }
 
 // docker-compose: services with image / command / entrypoint / environment and GPU reservations.
@@ -574,11 +630,24 @@ Deployment parse_deployment(std::string_view text, std::string_view source) {
 }
 
 std::vector<Deployment> load_deployment_files(const std::string& path) {
+  if (path == "-") return parse_deployments(read_deployment_stdin(), kStdinSource);
   const std::string text = read_regular_file(path, kMaxDeploymentFileBytes, "deployment file");
   return parse_deployments(text, path);
 }
 
+std::string read_deployment_stdin() {
+  std::string text;
+  char buf[65536];
+  while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+    if (text.size() > kMaxDeploymentFileBytes)
+      throw DeploymentError::at(kStdinSource, 0, "at most " + std::to_string(kMaxDeploymentFileBytes) + " bytes on standard input");
+  }
+  return text;
+}
+
 Deployment load_deployment_file(const std::string& path) {
+  if (path == "-") return parse_deployment(read_deployment_stdin(), kStdinSource);
   const std::string text = read_regular_file(path, kMaxDeploymentFileBytes, "deployment file");
   return parse_deployment(text, path);
 }
