@@ -65,6 +65,14 @@ BOOST_AUTO_TEST_CASE(manifest_fields_of_any_type) {
   BOOST_CHECK_EXCEPTION(parse_deployment("naency: \r6\nnamcy: \r2\nkind:", "d.yaml"), DeploymentError,
                         test::HasMessage({"d.yaml", "no container runs an engine"}));
   BOOST_CHECK_EXCEPTION(parse_deployment("kind: 5\nmetadata: [1]\n", "d.yaml"), DeploymentError, test::HasMessage({"d.yaml"}));
+  // The same for an operator's resource (deploy/operators.cpp): a null apiVersion or name, a
+  // parallelism flag of another type.
+  BOOST_CHECK_EXCEPTION(parse_deployment("kind: LLMInferenceService\napiVersion:\nmetadata: {name: }\n", "d.yaml"), DeploymentError,
+                        test::HasMessage({"d.yaml", "no container runs an engine"}));
+  BOOST_CHECK_EXCEPTION(parse_deployment("kind: LLMInferenceService\napiVersion: serving.kserve.io/v1alpha1\nmetadata: {name: [1]}\n"
+                                         "spec: {model: {uri: \"hf://Qwen/Qwen2.5-7B-Instruct\"}, parallelism: {expert: yes}}\n",
+                                         "d.yaml"),
+                        DeploymentError, test::HasMessage({"d.yaml", "spec.parallelism.expert"}));
 }
 
 BOOST_AUTO_TEST_CASE(gguf_headers) {

@@ -72,6 +72,14 @@ void only_keys(const json& j, std::string_view where, const std::string& path, s
       refuse(where, path + "." + k + " is not a field of " + type + " (the API server refuses it under strict field validation and drops it otherwise; kvplan cannot tell what it was meant to change)");
 }
 
+// A resource's identity field (kind, apiVersion, metadata.name) as text: absent, null or of another
+// type is "" (nlohmann's value() throws a type_error on those; hostile input is a message, not a throw).
+std::string id_text(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::uint64_t count_field(const json& j, const char* key, std::string_view where, const std::string& path) {
   const json* v = field(j, key);
   if (!v) return 0;
@@ -206,7 +214,7 @@ json kserve_pod(const json* user_pod, const std::vector<std::string>& command, c
   if (!pod.contains("containers") || !pod["containers"].is_array()) pod["containers"] = json::array();
   json* main = nullptr;
   for (auto& c : pod["containers"])
-    if (c.is_object() && c.value("name", "") == "main") main = &c;
+    if (c.is_object() && id_text(c, "name") == "main") main = &c;
   if (!main) {
     pod["containers"].push_back({{"name", "main"}});
     main = &pod["containers"].back();
@@ -228,14 +236,14 @@ json kserve_pod(const json* user_pod, const std::vector<std::string>& command, c
 }
 
 std::vector<OperatorWorkload> llm_inference_service(const json& cr, std::string_view where) {
-  const std::string api = cr.value("apiVersion", "");
+  const std::string api = id_text(cr, "apiVersion");
   if (api != "serving.kserve.io/v1alpha1" && api != "serving.kserve.io/v1alpha2")
     refuse(where, "apiVersion " + api + ": kvplan reads LLMInferenceService serving.kserve.io/v1alpha1 and v1alpha2");
   const json* spec = field(cr, "spec");
   if (!spec) refuse(where, "spec: expected the LLMInferenceService's spec, got nothing");
   check_workload_keys(*spec, where, "spec", true);
   if (const json* refs = field(*spec, "baseRefs"); refs && refs->is_array() && !refs->empty()) {
-    const std::string name = refs->at(0).is_object() ? refs->at(0).value("name", "") : "";
+    const std::string name = id_text(refs->at(0), "name");
     refuse(where, "spec.baseRefs names the LLMInferenceServiceConfig \"" + name +
                       "\", whose template may change the engine command and its resources; kvplan reads KServe's own presets only: "
                       "check what the controller renders (kubectl get deployment,leaderworkerset -o yaml) instead");
@@ -251,15 +259,19 @@ std::vector<OperatorWorkload> llm_inference_service(const json& cr, std::string_
   } else {
     pools.push_back({spec, "spec", "/spec", "", "8000"});
   }
-  const std::string name = cr.contains("metadata") ? cr["metadata"].value("name", "") : "";
+  const std::string name = cr.contains("metadata") ? id_text(cr["metadata"], "name") : "";
   std::vector<OperatorWorkload> out;
   for (const auto& w : pools) {
     const json& s = *w.spec;
-    const json par = s.value("parallelism", json::object());
+    const json* par_field = field(s, "parallelism");
     const std::string pp = w.path + ".parallelism";
+    if (par_field && !par_field->is_object()) refuse(where, pp + ": expected an object, got " + describe_json(*par_field));
+    const json par = par_field ? *par_field : json::object();
     const std::uint64_t tensor = count_field(par, "tensor", where, pp), pipeline = count_field(par, "pipeline", where, pp);
     const std::uint64_t data = count_field(par, "data", where, pp), data_local = count_field(par, "dataLocal", where, pp);
-    const bool expert = par.value("expert", false);
+    const json* expert_field = field(par, "expert");
+    if (expert_field && !expert_field->is_boolean()) refuse(where, pp + ".expert: expected true or false, got " + describe_json(*expert_field));
+    const bool expert = expert_field && expert_field->get<bool>();
     const json* worker = field(s, "worker");
     std::vector<std::string> cmd = {"vllm", "serve", model, "--port", w.port};
     const auto kv = kserve_kv_offloading(s, where, w.path);
@@ -336,7 +348,7 @@ constexpr KubeaiProfile kKubeaiProfiles[] = {
 };
 
 std::vector<OperatorWorkload> kubeai_model(const json& cr, std::string_view where) {
-  const std::string api = cr.value("apiVersion", "");
+  const std::string api = id_text(cr, "apiVersion");
   if (api != "kubeai.org/v1") refuse(where, "apiVersion " + api + ": kvplan reads KubeAI's Model kubeai.org/v1");
   const json* spec = field(cr, "spec");
   if (!spec) refuse(where, "spec: expected the Model's spec, got nothing");
@@ -363,7 +375,7 @@ std::vector<OperatorWorkload> kubeai_model(const json& cr, std::string_view wher
   bool streamer = false;
   if (scheme == "s3") model_flag = url, streamer = true;
   if (scheme == "pvc") model_flag = "/model";
-  const std::string name = cr.contains("metadata") ? cr["metadata"].value("name", "") : "";
+  const std::string name = cr.contains("metadata") ? id_text(cr["metadata"], "name") : "";
   std::vector<std::string> cmd = {"python3", "-m", "vllm.entrypoints.openai.api_server", "--model=" + model_flag, "--served-model-name=" + name};
   if (streamer) cmd.push_back("--load-format=runai_streamer");
   if (const json* a = field(*spec, "args")) {
@@ -414,8 +426,8 @@ std::vector<OperatorWorkload> kubeai_model(const json& cr, std::string_view wher
 
 std::optional<std::vector<OperatorWorkload>> render_operator_resource(const nlohmann::json& cr, std::string_view where) {
   if (!cr.is_object()) return std::nullopt;
-  const std::string kind = cr.value("kind", "");
-  const std::string api = cr.value("apiVersion", "");
+  const std::string kind = operators_impl::id_text(cr, "kind");
+  const std::string api = operators_impl::id_text(cr, "apiVersion");
   const std::string group = api.substr(0, api.find('/'));
   if (kind == "LLMInferenceService" && group == "serving.kserve.io") return operators_impl::llm_inference_service(cr, where);
   if (kind == "Model" && group == "kubeai.org") return operators_impl::kubeai_model(cr, where);
