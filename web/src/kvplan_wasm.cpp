@@ -320,15 +320,29 @@ json do_simulate(const json& a) {
 // The library's own formatters for numbers the page prints: format_bytes ("42.95 GB (40.00
 // GiB)"), format_count ("1,234") and format_gb ("42.95 GB", chart axes), so the page and the CLI's
 // text output spell them alike.
+// A byte count is a whole number >= 0: a negative one is refused, never wrapped to 2^64 - n.
+std::uint64_t unsigned_of(const json& v, const char* what) {
+  if (!v.is_number_unsigned()) throw InputError::value(what, v.dump(), "a whole number >= 0");
+  return v.get<std::uint64_t>();
+}
+
 json do_format(const json& a) {
   json bytes = json::array(), counts = json::array(), gb = json::array();
   if (a.contains("bytes"))
-    for (const auto& v : a["bytes"]) bytes.push_back(format_bytes(v.get<std::uint64_t>()));
+    for (const auto& v : a["bytes"]) bytes.push_back(format_bytes(unsigned_of(v, "bytes")));
+  // A count may be negative (Ollama's layers_requested -1: "as many as fit"): its sign, then the digits.
   if (a.contains("counts"))
-    for (const auto& v : a["counts"]) counts.push_back(format_count(v.get<std::uint64_t>()));
+    for (const auto& v : a["counts"]) {
+      if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
+        const std::int64_t n = v.get<std::int64_t>();
+        counts.push_back("-" + format_count(static_cast<std::uint64_t>(-(n + 1)) + 1));
+      } else {
+        counts.push_back(format_count(unsigned_of(v, "counts")));
+      }
+    }
   // Chart axes in GB (10^9 bytes): format_gb, as the CLI's "GB" figures.
   if (a.contains("gb"))
-    for (const auto& v : a["gb"]) gb.push_back(format_gb(v.get<std::uint64_t>(), 2));
+    for (const auto& v : a["gb"]) gb.push_back(format_gb(unsigned_of(v, "gb"), 2));
   return {{"bytes", bytes}, {"counts", counts}, {"gb", gb}};
 }
 
