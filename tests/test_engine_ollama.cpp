@@ -121,6 +121,43 @@ BOOST_AUTO_TEST_CASE(issue_5913_70b_attention_shape_2k) {
   BOOST_TEST(std::to_string(r.kv_size) == runner_arg(log, "--ctx-size"));
 }
 
+BOOST_AUTO_TEST_CASE(issue_8447_deepseek_v3_mla_as_deepseek2) {
+  const std::string log = log_text("ollama_8447_deepseek-v3_ctx2048_24gb.log");
+  const ModelSpec m = load_model("deepseek-ai/DeepSeek-V3");
+  OllamaOptions o;
+  std::smatch kv;
+  BOOST_REQUIRE(std::regex_search(log, kv, std::regex(R"(kv_size = (\d+))")));
+  o.num_ctx = std::stoull(kv[1]);  // one slot (n_seq_max = 1)
+  o.flash_attention = true;        // OLLAMA_FLASH_ATTENTION set: "enabled but not supported by model"
+  o.layer_bytes = {bytes_of(field(log, "memory.weights.repeating")) / m.num_layers()};
+  o.output_bytes = bytes_of(field(log, "memory.weights.nonrepeating"));
+  o.gpu_free_bytes = {bytes_of(field(log, "memory.available").substr(1))};
+  const OllamaResult r = ollama_profile(m, o);
+  BOOST_TEST(r.gguf_architecture == "deepseek2");
+  BOOST_TEST(ollama_format_bytes(r.kv_bytes) == field(log, "memory.required.kv"));
+  // by hand: 61 layers x 2048 cells x (key 192 + value 128) x 128 KV heads x f16
+  BOOST_TEST(r.kv_bytes == 61ull * 2048 * (192 + 128) * 128 * 2);
+  BOOST_TEST(ollama_format_bytes(r.graph_full_bytes) == field(log, "memory.graph.full"));
+  BOOST_TEST(ollama_format_bytes(r.graph_partial_bytes) == field(log, "memory.graph.partial"));
+  BOOST_TEST(std::to_string(r.layers_model) == field(log, "layers.model"));
+  BOOST_TEST(!r.flash_attention);
+  BOOST_TEST(r.kv_size == 2048u);
+  // The runner (llama.cpp on a GGUF without key_length_mla) caches the same full K and V.
+  BOOST_TEST(r.runner_kv_bytes == r.kv_bytes);
+  // Non-uniform GGUF layers (3 dense + 58 MoE): the placement from the mean layer is conservative.
+  BOOST_TEST(r.layers_offload <= std::stoull(field(log, "layers.offload")));
+}
+
+BOOST_AUTO_TEST_CASE(sparse_mla_is_refused) {
+  // DeepSeek-V3.2's indexer keys have no rule in Ollama v0.11.4's GraphSize: an error naming the layer.
+  const ModelSpec m = load_model("deepseek-ai/DeepSeek-V3.2");
+  OllamaOptions o;
+  o.num_ctx = 2048;
+  o.layer_bytes = {1};
+  BOOST_CHECK_EXCEPTION(ollama_profile(m, o), InputError,
+                        [](const InputError& e) { return std::string(e.what()).find("layer 0") != std::string::npos; });
+}
+
 BOOST_AUTO_TEST_CASE(kv_type_needs_flash_attention) {
   const ModelSpec m = load_model("meta-llama/Llama-3.1-8B");
   OllamaOptions o;

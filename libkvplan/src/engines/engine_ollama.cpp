@@ -86,7 +86,7 @@ OllamaResult ollama_profile(const ModelSpec& m, const OllamaOptions& o) {
   r.batch = std::min(r.estimate_ctx, o.num_batch);
 
   // The layers' shapes as GGUF metadata states them (the max / min over layers, as ggml.go reads arrays).
-  std::uint64_t heads_kv_max = 0, heads_kv_min = 0, head_k = 0, head_v = 0, attention_layers = 0;
+  std::uint64_t heads_kv_max = 0, heads_kv_min = 0, head_k = 0, head_v = 0, attention_layers = 0, mla_layers = 0;
   std::vector<std::uint64_t> f16_row(m.num_layers(), 0);  // K + V bytes of one token, f16, per layer
   for (std::size_t i = 0; i < m.layers.size(); ++i)
     for (const auto& mixer : m.layers[i].mixers) {
@@ -97,6 +97,16 @@ OllamaResult ollama_profile(const ModelSpec& m, const OllamaOptions& o) {
         head_k = std::max(head_k, a->k_head_dim);
         head_v = std::max(head_v, a->v_head_dim);
         f16_row[i] = attention_row_bytes(*a, Dtype::fp16, Dtype::fp16, 1, HeadSplit::flat_row).total_bytes();
+      } else if (const auto* mla = std::get_if<Mla>(&mixer); mla && arch == "deepseek2" && !mla->index_head_dim) {
+        // deepseek2 GGUFs as llama.cpp's converter wrote them before its MLA format (the ones
+        // Ollama's library serves for deepseek-v2/v3/r1): head_count_kv = head_count, key_length =
+        // qk_nope + qk_rope, value_length = v_head_dim; GraphSize prices every layer with those.
+        attention_layers++;
+        heads_kv_max = std::max(heads_kv_max, m.dims.num_attention_heads);
+        heads_kv_min = heads_kv_min ? std::min(heads_kv_min, m.dims.num_attention_heads) : m.dims.num_attention_heads;
+        head_k = std::max(head_k, m.dims.q_head_dim);
+        head_v = std::max(head_v, m.dims.mla_v_head_dim);
+        mla_layers++;
       } else if (!std::holds_alternative<NoCache>(mixer) && !std::holds_alternative<SharedKv>(mixer)) {
         throw InputError("Ollama: layer " + std::to_string(i) + " of " + m.name +
                          " holds a cache other than softmax attention (MLA, recurrent state); Ollama's memory estimate "
@@ -104,6 +114,11 @@ OllamaResult ollama_profile(const ModelSpec& m, const OllamaOptions& o) {
       }
     }
   if (!attention_layers) throw InputError("Ollama: " + m.name + " has no attention layer; its estimate is not modelled");
+  if (mla_layers)
+    r.notes.push_back("MLA layers priced as Ollama reads a deepseek2 GGUF in llama.cpp's pre-MLA layout (" +
+                      std::to_string(heads_kv_max) + " KV heads of key " + std::to_string(head_k) + " + value " +
+                      std::to_string(head_v) + "); a GGUF in the MLA layout (head_count_kv 1, key_length_mla) "
+                      "is estimated smaller, so this estimate is the high end");
   // Every layer is priced with head_count_kv_max (ggml.go HeadCountKVMax), as Ollama does.
   const std::uint64_t row_max = checked_mul(checked_mul(heads_kv_max, head_k + head_v, "Ollama KV row"), 2, "Ollama KV row");
   for (auto& x : f16_row) x = row_max;
@@ -181,6 +196,12 @@ OllamaResult ollama_profile(const ModelSpec& m, const OllamaOptions& o) {
   } else if (arch == "stablelm") {
     full = mul({4, batch, add(mul({ctx, 1 + H}), 3 * E + 2)});
     partial = std::max(mul({4, batch, V + 2 * E}), full);
+  } else if (arch == "deepseek2") {
+    full = std::max(mul({4, batch, 3 * E + V}), mul({4, batch, add(add(3 * E + 2, mul({ctx, 1 + HKV})), mul({2, EHK, HKV}))}));
+    partial = std::max(add(mul({4, batch, 3 * E + V}), mul({E, V}) * 105 / 128),
+                       add(add(mul({4, batch, add(add(2 * E + 1, mul({2, EHK, HKV})), add(ctx, mul({ctx, HKV})))}),
+                               mul({4, EHK, ctx, HKV})),
+                           mul({E, EHK, HKV}) * 9 / 16));
   } else if (arch == "gptoss") {
     const std::uint64_t gqa = H / std::max<std::uint64_t>(heads_kv_min, 1);
     full = mul({4, gqa, r.kv_bytes}) / 6;
@@ -320,7 +341,13 @@ OllamaResult ollama_profile(const ModelSpec& m, const OllamaOptions& o) {
     l.batch_size = o.num_batch;
     l.ubatch_size = 512;  // llama_context_default_params; Ollama sets n_batch only
     l.flash_attn = r.flash_attention ? "on" : "off";
-    const LlamaCppResult lc = llamacpp_profile(m, l);
+    // A pre-MLA deepseek2 GGUF has no key_length_mla: llama.cpp caches full K and V per head.
+    ModelSpec runner_view = m;
+    if (mla_layers)
+      for (auto& layer : runner_view.layers)
+        for (auto& mixer : layer.mixers)
+          if (std::holds_alternative<Mla>(mixer)) mixer = Attention{m.dims.num_attention_heads, m.dims.q_head_dim, m.dims.mla_v_head_dim};
+    const LlamaCppResult lc = llamacpp_profile(runner_view, l);
     r.runner_kv_bytes = lc.total_bytes;
     for (const auto& line : lc.log_lines) r.log_lines.push_back(line);
   } else {
