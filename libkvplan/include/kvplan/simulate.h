@@ -217,6 +217,12 @@ struct TrtllmSchedulerOptions {
   // EQUAL_PROGRESS is an error naming it.
   enum class ContextChunking { first_come_first_served, equal_progress } context_chunking =
       ContextChunking::first_come_first_served;
+  // kv_cache_config (tensorrt_llm/llmapi/llm_args.py KvCacheConfig, defaults True): KV block reuse
+  // (prefix hits on the radix tree of blocks), partial reuse of a block's leading tokens, and copying
+  // a partially matched block another request holds.
+  bool enable_block_reuse = true;
+  bool enable_partial_reuse = true;
+  bool copy_on_partial_reuse = true;
 };
 // TensorRT-LLM settings from a `trtllm-serve ...` command (its flags and --extra_llm_api_options).
 struct TrtllmSimOptions {
@@ -309,6 +315,11 @@ struct SimResult {
   std::uint64_t prefix_query_tokens = 0, prefix_hit_tokens = 0;
   std::uint64_t prefix_preempted_query_tokens = 0, prefix_preempted_hit_tokens = 0;
   double prefix_hit_rate = 0;
+  // TensorRT-LLM with block reuse (WindowBlockManager's counters, logged as "reused blocks", "missed
+  // blocks", "cache hit rate" = reused / (reused + missed)); prefix_query_tokens / prefix_hit_tokens
+  // are its total input tokens and reused (prepopulated) tokens.
+  std::uint64_t reused_blocks = 0, missed_blocks = 0;
+  double block_hit_rate = 0;
   Percentiles ttft_s, tpot_s, e2e_s, queue_s;
   double throughput_requests_per_s = 0, throughput_output_tokens_per_s = 0, throughput_total_tokens_per_s = 0;
   SloTargets slo;

@@ -161,11 +161,23 @@ TrtllmSimOptions trtllm_sim_options(const Deployment& d) {
   };
   if (y.contains("enable_chunked_prefill"))
     out.scheduler.enable_chunked_context = bool_of(y["enable_chunked_prefill"], "/enable_chunked_prefill");
-  // KvCacheConfig.enable_block_reuse defaults to True; reuse is not simulated (noted either way).
-  const bool has_kv = y.contains("kv_cache_config") && y["kv_cache_config"].is_object();
-  if (!has_kv || !y["kv_cache_config"].contains("enable_block_reuse") ||
-      bool_of(y["kv_cache_config"]["enable_block_reuse"], "/kv_cache_config/enable_block_reuse"))
-    out.notes.push_back("kv_cache_config.enable_block_reuse (on by default) is not simulated: no prefix hits are counted");
+  // KvCacheConfig (tensorrt_llm/llmapi/llm_args.py): enable_block_reuse, enable_partial_reuse and
+  // copy_on_partial_reuse, each True by default, are simulated (trtllm_block_manager.h).
+  if (y.contains("kv_cache_config") && y["kv_cache_config"].is_object()) {
+    const nlohmann::json& kv = y["kv_cache_config"];
+    auto read = [&](const char* key, bool& into) {
+      if (kv.contains(key)) into = bool_of(kv[key], std::string("/kv_cache_config/") + key);
+    };
+    read("enable_block_reuse", out.scheduler.enable_block_reuse);
+    read("enable_partial_reuse", out.scheduler.enable_partial_reuse);
+    read("copy_on_partial_reuse", out.scheduler.copy_on_partial_reuse);
+    // host_cache_size: evicted reusable blocks go to a host pool and come back on a hit
+    // (WindowBlockManager::getFreeBlock offload / onboardBlock); kvplan evicts them for good.
+    if (out.scheduler.enable_block_reuse && kv.contains("host_cache_size") && !kv["host_cache_size"].is_null() &&
+        !(kv["host_cache_size"].is_number_unsigned() && kv["host_cache_size"].get<std::uint64_t>() == 0))
+      throw ConfigError::field(path, "/kv_cache_config/host_cache_size", "0 or unset (host offloading of reusable blocks is not simulated)",
+                               detail::describe_json(kv["host_cache_size"]), "");
+  }
   if (y.contains("scheduler_config") && y["scheduler_config"].is_object() && y["scheduler_config"].contains("context_chunking_policy")) {
     const nlohmann::json& v = y["scheduler_config"]["context_chunking_policy"];
     const std::string ptr = "/scheduler_config/context_chunking_policy";

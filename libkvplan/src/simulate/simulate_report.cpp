@@ -55,6 +55,12 @@ nlohmann::json to_json(const SimResult& r) {
                        {"hit_rate", r.prefix_hit_rate},
                        {"preempted_query_tokens", r.prefix_preempted_query_tokens},
                        {"preempted_hit_tokens", r.prefix_preempted_hit_tokens}};
+  if (r.engine == "trtllm" && r.prefix_caching) {
+    // WindowBlockManager's counters: query/hit tokens are mTotalInputTokens / mReusedTokens.
+    j["prefix_cache"]["reused_blocks"] = r.reused_blocks;
+    j["prefix_cache"]["missed_blocks"] = r.missed_blocks;
+    j["prefix_cache"]["cache_hit_rate"] = r.block_hit_rate;
+  }
   j["ttft_s"] = pct(r.ttft_s);
   j["tpot_s"] = pct(r.tpot_s);
   j["e2e_s"] = pct(r.e2e_s);
@@ -115,7 +121,11 @@ std::string format_simulate_text(const SimResult& r) {
     os << "    group " << g.kind << " (" << format_count(g.layers, "layer") << ", block " << g.block_size
        << (g.window ? ", window " + std::to_string(g.window) : std::string()) << "): peak "
        << format_count(g.peak_blocks, "block") << "\n";
-  if (r.prefix_caching)
+  if (r.prefix_caching && r.engine == "trtllm")
+    os << "  KV block reuse: " << format_count(r.reused_blocks) << " blocks reused, " << format_count(r.missed_blocks)
+       << " missed (cache hit rate " << num(100 * r.block_hit_rate, 1) << "%); reused tokens " << num(100 * r.prefix_hit_rate, 1)
+       << "% of input tokens (" << format_count(r.prefix_hit_tokens) << " of " << format_count(r.prefix_query_tokens) << ")\n";
+  else if (r.prefix_caching)
     os << "  prefix cache: " << num(100 * r.prefix_hit_rate, 1) << "% of looked-up tokens hit ("
        << format_count(r.prefix_hit_tokens) << " of " << format_count(r.prefix_query_tokens) << ")"
        << (r.prefix_preempted_query_tokens ? "; preempted requests' re-admissions apart: " + format_count(r.prefix_preempted_hit_tokens) +

@@ -12,11 +12,19 @@ TrtllmSimulator::TrtllmSimulator(const ModelSpec& m, const Accelerator& gpu, con
   layers_ = m.num_layers();
 }
 
+namespace {
+// The pool, validated before the block manager is built from it.
+TrtBlockManager block_manager(const TrtllmResult& p, const SimOptions& o) {
+  if (o.trtllm.tokens_per_block == 0) throw InputError::value("tokens_per_block", "0", "a positive number of tokens");
+  if (p.blocks == 0) throw InputError::value("TensorRT-LLM KV cache", "0 blocks", "a pool of at least one block");
+  const TrtllmSchedulerOptions& s = o.trtllm_scheduler;
+  return TrtBlockManager(p.blocks, o.trtllm.tokens_per_block, s.enable_block_reuse, s.enable_partial_reuse, s.copy_on_partial_reuse);
+}
+}  // namespace
+
 TrtllmSimulator::TrtllmSimulator(TrtllmResult profile, const SimOptions& o, StepTimer timer)
-    : o_(o), prof_(std::move(profile)), timer_(std::move(timer)) {
+    : o_(o), prof_(std::move(profile)), timer_(std::move(timer)), bm_(block_manager(prof_, o)) {
   tpb_ = o.trtllm.tokens_per_block;
-  if (tpb_ == 0) throw InputError::value("tokens_per_block", "0", "a positive number of tokens");
-  if (prof_.blocks == 0) throw InputError::value("TensorRT-LLM KV cache", "0 blocks", "a pool of at least one block");
   max_batch_ = o.trtllm.max_batch_size;
   if (max_batch_ == 0) throw InputError::value("max_batch_size", "0", "a positive number of requests");
   max_tokens_ = o.trtllm_scheduler.max_num_tokens;
@@ -26,6 +34,13 @@ TrtllmSimulator::TrtllmSimulator(TrtllmResult profile, const SimOptions& o, Step
   if (o.trtllm_scheduler.context_chunking == TrtllmSchedulerOptions::ContextChunking::equal_progress)
     throw InputError::value("scheduler_config.context_chunking_policy", "EQUAL_PROGRESS",
                             "FIRST_COME_FIRST_SERVED (the context chunking policy kvplan simulates)");
+  // A window shorter than max_seq_len makes long sequences cyclic, and TensorRT-LLM stores no block
+  // of a cyclic sequence for reuse (BlockManager::releaseBlocks); that is not simulated.
+  if (bm_.reuse())
+    for (const TrtllmWindow& w : prof_.windows)
+      if (w.window > 0 && w.window < prof_.max_seq_len)
+        throw InputError::value("kv_cache_config.max_attention_window", std::to_string(w.window),
+                                "no window below max_seq_len with enable_block_reuse (cyclic sequences are not simulated)");
 }
 
 TrtllmResult TrtllmSimulator::checked_profile(const ModelSpec& m, const TrtllmOptions& e) {
@@ -57,7 +72,10 @@ std::uint64_t TrtllmSimulator::step_blocks(const TrtReq& q) const {
 
 void TrtllmSimulator::pause(std::uint32_t id) {
   TrtReq& q = reqs_[id];
-  used_ -= q.blocks;
+  // PyExecutor._pause_requests: LlmRequest::pause, then the sequence is removed (its blocks stored
+  // for reuse first, as for a finished request). A context paused between chunks stores only the
+  // blocks its computed tokens fill (upstream would key every block of its prompt, computed or not).
+  bm_.remove_sequence(id, tokens_of(q, q.generation ? q.in.prompt_tokens + q.generated : q.context_done + 1));
   q.blocks = 0;
   if (q.generation) {
     // LlmRequest::pause: the tokens so far become the prompt, max_new_tokens shrinks by the generated.
@@ -72,10 +90,31 @@ void TrtllmSimulator::pause(std::uint32_t id) {
   ++preemptions_;
 }
 
+bool TrtllmSimulator::beneficial_to_skip(const TrtReq& q, std::vector<std::uint64_t>& contributed) const {
+  if (!bm_.reuse() || q.generation || q.context_done > 0) return false;
+  const auto key = bm_.find_new_context_block(tokens_of(q, q.prompt));
+  if (!key) return false;
+  if (std::find(contributed.begin(), contributed.end(), *key) != contributed.end()) return true;
+  contributed.push_back(*key);
+  return false;
+}
+
+std::vector<std::uint64_t> TrtllmSimulator::chunked_contexts_contributing() const {
+  std::vector<std::uint64_t> out;
+  if (!bm_.reuse()) return out;
+  for (std::uint32_t id : active_) {
+    const TrtReq& q = reqs_[id];
+    if (q.generation || q.context_done == 0) continue;
+    if (const auto key = bm_.find_new_context_block(tokens_of(q, q.prompt))) out.push_back(*key);
+  }
+  return out;
+}
+
 void TrtllmSimulator::capacity(std::vector<std::uint32_t>& fit) {
   fit.clear();
+  std::vector<std::uint64_t> contributed = chunked_contexts_contributing();
   if (o_.trtllm_scheduler.policy == TrtllmCapacityPolicy::guaranteed_no_evict) {
-    std::int64_t avail = static_cast<std::int64_t>(prof_.blocks) - static_cast<std::int64_t>(used_);
+    std::int64_t avail = static_cast<std::int64_t>(bm_.free_blocks());
     for (std::uint32_t id : active_) {
       if (fit.size() >= max_batch_) break;
       if (!reqs_[id].generation) continue;
@@ -84,6 +123,10 @@ void TrtllmSimulator::capacity(std::vector<std::uint32_t>& fit) {
     }
     for (std::uint32_t id : active_) {
       if (reqs_[id].generation) continue;
+      if (beneficial_to_skip(reqs_[id], contributed)) {
+        ++skipped_;
+        continue;
+      }
       if (fit.size() >= max_batch_) break;
       const auto need = static_cast<std::int64_t>(remaining_blocks(reqs_[id]));
       if (need > avail) break;
@@ -97,8 +140,13 @@ void TrtllmSimulator::capacity(std::vector<std::uint32_t>& fit) {
   std::size_t end = active_.size();
   for (std::size_t i = 0; i < end;) {
     const TrtReq& q = reqs_[active_[i]];
+    if (beneficial_to_skip(q, contributed)) {
+      ++skipped_;
+      ++i;
+      continue;
+    }
     const std::uint64_t need = step_blocks(q);
-    if (fit.size() < max_batch_ && scheduled + need <= prof_.blocks - used_) {
+    if (fit.size() < max_batch_ && scheduled + need <= bm_.free_blocks()) {
       scheduled += need;
       fit.push_back(active_[i]);
       ++i;
@@ -184,21 +232,35 @@ SimResult TrtllmSimulator::run(Source& src) {
       throw Error("kvplan simulate: internal error: no TensorRT-LLM request scheduled");
     }
     StepBatch sb;
-    for (const Item& it : batch) {
+    for (Item& it : batch) {
       TrtReq& q = reqs_[it.id];
       if (!q.generation && q.context_done == 0) {
         if (!q.queued) {
           q.queued = true;
           rec.queued(clock, q.in.arrival_s);
         }
-        const std::uint64_t need = blocks_for(q.prompt);  // addSequence: the whole prompt
-        q.blocks = need;
-        used_ += need;
+        // addSequence: the blocks of the whole prompt, the reused ones found in the tree.
+        if (bm_.free_blocks() < blocks_for(q.prompt))
+          throw Error("kvplan simulate: internal error: TensorRT-LLM blocks over the pool");
+        const std::uint64_t pre = bm_.add_sequence(it.id, tokens_of(q, q.prompt), q.prompt);
+        q.blocks = bm_.held(it.id);
+        if (pre > 0) {
+          // LlmRequest::setPrepopulatedPromptLen: the context position moves past the reused
+          // tokens; a chunk that then ends short of the prompt is cut back to a block boundary.
+          std::uint64_t chunk = it.tokens;
+          if (pre + chunk < q.prompt) chunk = (pre + chunk) / tpb_ * tpb_ - pre;
+          else chunk = q.prompt - pre;
+          q.context_done = pre;
+          it.tokens = chunk;
+        }
       } else if (q.generation) {
         const std::uint64_t want = blocks_for(q.kv_tokens + 1);
-        if (want > q.blocks) used_ += want - q.blocks, q.blocks = want;
+        if (want > q.blocks) {
+          if (bm_.free_blocks() == 0) throw Error("kvplan simulate: internal error: TensorRT-LLM blocks over the pool");
+          bm_.allocate_block(it.id);  // KVCacheManager::addToken -> allocateBlock
+          q.blocks = bm_.held(it.id);
+        }
       }
-      if (used_ > prof_.blocks) throw Error("kvplan simulate: internal error: TensorRT-LLM blocks over the pool");
       timer_.add(sb, q.generation ? q.kv_tokens : q.context_done, it.tokens);
       if (q.generation) sb.decode_tokens += 1;
       else sb.prefill_tokens += it.tokens;
@@ -206,7 +268,7 @@ SimResult TrtllmSimulator::run(Source& src) {
     std::uint64_t running = 0;
     for (std::uint32_t id : active_) running += reqs_[id].started();
     const double dt = timer_.seconds(sb);
-    rec.step(clock, dt, running, active_.size() - running, sb, used_, 0, preempted_step_);
+    rec.step(clock, dt, running, active_.size() - running, sb, bm_.used_blocks(), bm_.cached_free_blocks(), preempted_step_);
     clock += dt;
     std::uint64_t finished = 0;
     for (const Item& it : batch) {
@@ -216,6 +278,9 @@ SimResult TrtllmSimulator::run(Source& src) {
         if (q.context_done < q.prompt) continue;
         q.generation = true;  // the last chunk samples the first token
         q.kv_tokens = q.prompt;
+        // KVCacheManager::storeContextBlocks once the whole context is computed (resource_manager.py
+        // update_resources: "We wait until context_remaining_length == 0").
+        bm_.store_context_blocks(it.id, tokens_of(q, q.prompt));
       } else {
         ++q.kv_tokens;
       }
@@ -227,7 +292,8 @@ SimResult TrtllmSimulator::run(Source& src) {
       if (q.generated >= q.in.output_tokens) {
         rec.finished(q.in, q.generated, q.first_token, clock);
         src.on_finish_turn(q.in.session, q.turn, q.user, q.in.prompt_tokens, q.in.output_tokens, clock);
-        used_ -= q.blocks;
+        if (q.in.session && last_turn_ && q.turn >= last_turn_) sessions_.erase(q.in.session);
+        bm_.remove_sequence(it.id, tokens_of(q, q.in.prompt_tokens + q.generated));  // removeSequence
         q.blocks = 0;
         q.done = true;
         ++finished;
@@ -243,7 +309,18 @@ SimResult TrtllmSimulator::run(Source& src) {
     }
     rec.step_finished(finished);
   }
-  rec.finalize(preemptions_, 0, 0);
+  if (bm_.reuse()) {
+    rec.finalize(preemptions_, bm_.total_input_tokens, bm_.reused_tokens);
+    r.reused_blocks = bm_.reused_blocks;
+    r.missed_blocks = bm_.missed_blocks;
+    const std::uint64_t looked_up = bm_.reused_blocks + bm_.missed_blocks;
+    r.block_hit_rate = looked_up ? static_cast<double>(bm_.reused_blocks) / static_cast<double>(looked_up) : 0;
+    if (skipped_)
+      r.notes.push_back(format_count(skipped_) + " times a first context chunk waited a step for blocks another context was "
+                        "writing (the capacity scheduler's beneficialToSkip)");
+  } else {
+    rec.finalize(preemptions_, 0, 0);
+  }
   if (r.rejected)
     r.notes.push_back(format_count(r.rejected) + " requests rejected: empty, prompt + output over max_seq_len " +
                       format_count(prof_.max_seq_len) +
@@ -260,7 +337,7 @@ void TrtllmSimulator::fill_header(SimResult& r) {
   r.engine_max_concurrency = prof_.max_concurrency;
   r.max_num_seqs = max_batch_;
   r.max_num_batched_tokens = max_tokens_;
-  r.prefix_caching = false;
+  r.prefix_caching = bm_.reuse();
   r.groups.push_back({"paged_kv", tpb_, 0, layers_, 0});
   r.step_time_model = timer_.describe();
   r.slo = o_.slo;
@@ -268,8 +345,14 @@ void TrtllmSimulator::fill_header(SimResult& r) {
                     (no_evict ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + ", " + format_count(prof_.blocks) + " blocks of " +
                     format_count(tpb_) + " tokens, max_batch_size " + format_count(max_batch_) + ", max_num_tokens " +
                     format_count(max_tokens_) + ", chunked context " + (o_.trtllm_scheduler.enable_chunked_context ? "on" : "off"));
-  r.notes.push_back("not simulated: KV block reuse (enable_block_reuse: no prefix hits are counted, which can only "
-                    "overstate the blocks used), host offloading, beam search, speculative decoding, EOS before max_tokens");
+  const TrtllmSchedulerOptions& s = o_.trtllm_scheduler;
+  r.notes.push_back(s.enable_block_reuse
+                        ? std::string("KV block reuse on (radix tree of blocks, LRU eviction of free blocks; partial reuse ") +
+                              (s.enable_partial_reuse ? (s.copy_on_partial_reuse ? "on, copy on partial reuse on" : "on, copy on partial reuse off")
+                                                      : "off") +
+                              "); admission counts every block of a request, as GUARANTEED_NO_EVICT / MAX_UTILIZATION do"
+                        : std::string("KV block reuse off (kv_cache_config.enable_block_reuse: false): no prefix hits"));
+  r.notes.push_back("not simulated: host offloading, beam search, speculative decoding, EOS before max_tokens");
   r.notes.push_back(step_time_note(o_.step_time));
 }
 
@@ -291,6 +374,7 @@ void TrtllmSimulator::admit(Source& src, SimResult& r, RunRecorder& rec) {
   q.turn = p.turn;
   q.prompt = in.prompt_tokens;
   q.max_new = in.output_tokens;
+  if (bm_.reuse()) request_tokens(sessions_, in, ++uid_, segs_, q.tokens);
   r.prompt_tokens += in.prompt_tokens;
   active_.push_back(id);
 }

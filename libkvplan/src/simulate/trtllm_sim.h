@@ -23,6 +23,16 @@
 //    prompt, stopping at the first that would pass max_num_tokens; with chunked context the context
 //    requests share what generation leaves, first come first served, a chunk short of the rest of a
 //    prompt rounded down to a multiple of tokens_per_block (setCtxRequestsChunkSize, kFIRST_COME_FIRST_SERVED).
+//  - KV block reuse (kv_cache_config.enable_block_reuse, on by default; trtllm_block_manager.h): the
+//    blocks a request's first context chunk finds in the radix tree are shared or claimed and its
+//    prepopulated prompt length skips their tokens (LlmRequest::setPrepopulatedPromptLen: the context
+//    position advances, a chunk that no longer reaches the end of the prompt is cut back to a block
+//    boundary); a finished context stores its full blocks (storeContextBlocks), a finished or paused
+//    request all of them (removeSequence -> releaseBlocks). The capacity schedulers count free blocks
+//    (cached ones included) and a request's blocks as without reuse (getRemainingBlocksToCompletion,
+//    getNeededBlocksOneStep), and skip a first context chunk whose first new block another request
+//    scheduled this step, or a chunked context still running, is about to write (capacityScheduler.cpp
+//    beneficialToSkip, prefillWithChunkedContextsAlreadyExecuting).
 // docs/simulate.md lists what is simplified.
 #include <algorithm>
 #include <deque>
@@ -35,6 +45,7 @@
 #include "simulate/sim_run.h"
 #include "simulate/request_content.h"
 #include "simulate/source.h"
+#include "simulate/trtllm_block_manager.h"
 
 namespace kvplan::detail {
 
@@ -46,7 +57,8 @@ struct TrtReq {
   std::uint64_t generated = 0;     // output tokens so far (all lives)
   std::uint64_t context_done = 0;  // prompt tokens computed in this life
   std::uint64_t kv_tokens = 0;     // tokens whose KV is in the cache
-  std::uint64_t blocks = 0;
+  std::uint64_t blocks = 0;        // blocks the sequence holds (shared ones included)
+  std::vector<std::uint64_t> tokens;  // with block reuse: the request's token ids (prompt and output)
   bool generation = false, queued = false, done = false;
   double first_token = -1;
   bool started() const { return generation || context_done > 0; }
@@ -85,13 +97,26 @@ class TrtllmSimulator {
 
   void admit(Source& src, SimResult& r, RunRecorder& rec);
 
+  // The token ids a request has so far (with block reuse).
+  TrtBlockManager::Tokens tokens_of(const TrtReq& q, std::uint64_t n) const {
+    return {q.tokens.data(), std::min<std::size_t>(n, q.tokens.size())};
+  }
+  // capacityScheduler.cpp beneficialToSkip for a request's first context chunk: true when its first
+  // new context block is one `contributed` already holds (else it is added there).
+  bool beneficial_to_skip(const TrtReq& q, std::vector<std::uint64_t>& contributed) const;
+  // prefillWithChunkedContextsAlreadyExecuting
+  std::vector<std::uint64_t> chunked_contexts_contributing() const;
+
   std::uint64_t last_turn_ = 0, layers_ = 0;
 
   SimOptions o_;
   TrtllmResult prof_;
   StepTimer timer_;
   std::uint64_t tpb_ = 1, max_batch_ = 1, max_tokens_ = 1;
-  std::uint64_t used_ = 0, preemptions_ = 0, preempted_step_ = 0;
+  TrtBlockManager bm_;
+  std::uint64_t preemptions_ = 0, preempted_step_ = 0, uid_ = 0, skipped_ = 0;
+  SessionHistory sessions_;
+  std::vector<Seg> segs_;
   std::vector<TrtReq> reqs_;
   std::vector<std::uint32_t> free_ids_;
   std::vector<std::uint32_t> active_;
