@@ -30,7 +30,7 @@ void bind_search(pyb::module_& m) {
       [](const std::string& model, const std::vector<std::string>& gpus, const std::string& workload, const std::string& trace,
          double slo_ttft, double slo_tpot, double slo_e2e, double slo_percentile, double target_rate,
          const std::string& prices, const std::vector<std::string>& kv_cache_dtypes, std::uint64_t max_tp,
-         std::uint64_t max_replicas, std::uint64_t max_model_len) {
+         std::uint64_t max_replicas, std::uint64_t max_model_len, const std::string& router) {
         SearchStudy s;
         s.model = model;
         s.gpus = gpus;
@@ -43,6 +43,7 @@ void bind_search(pyb::module_& m) {
         s.max_tp = max_tp;
         s.max_replicas = max_replicas;
         s.max_model_len = max_model_len;
+        s.router = parse_router(router);
         if (!prices.empty()) {
           s.prices = load_prices(prices);
           s.prices_source = prices;
@@ -51,7 +52,7 @@ void bind_search(pyb::module_& m) {
       },
       "model"_a, "gpus"_a, "workload"_a, "trace"_a, "slo_ttft"_a, "slo_tpot"_a, "slo_e2e"_a, "slo_percentile"_a,
       "target_rate"_a, "prices"_a, "kv_cache_dtypes"_a, "max_tp"_a, "max_replicas"_a, "max_model_len"_a,
-      "The validated study (kvplan/search.h SearchStudy) as JSON text.");
+      "router"_a = "round-robin", "The validated study (kvplan/search.h SearchStudy) as JSON text.");
   m.def(
       "search_candidate_count", [](const std::string& study) { return enumerate_search_candidates(study_arg(study)).size(); },
       "study"_a, "How many candidates the study enumerates.");

@@ -12,7 +12,7 @@ namespace kvplan::cli {
 
 namespace {
 struct SearchCliOptions {
-  std::string model, gpus, trace, workload, prices, shard = "1/1", max_model_len;
+  std::string model, gpus, trace, workload, prices, shard = "1/1", max_model_len, router = "round-robin";
   std::vector<std::string> kv_dtypes, merge;
   double slo_ttft = 0, slo_tpot = 0, slo_e2e = 0, slo_percentile = 0.9, target_rate = 0;
   std::uint64_t max_tp = 8, max_replicas = 8;
@@ -60,6 +60,7 @@ int run_search_cli(const SearchCliOptions& o) {
     }
     s.max_tp = o.max_tp;
     s.max_replicas = o.max_replicas;
+    s.router = parse_router(o.router);
     if (!o.max_model_len.empty()) s.max_model_len = parse_tokens(o.max_model_len, "--max-model-len");
     if (!o.prices.empty()) {
       s.prices = load_prices(o.prices);
@@ -94,6 +95,10 @@ static void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("--max-tp", o->max_tp, "largest tensor-parallel size (sizes tried: divisors of the heads)")->capture_default_str();
   cmd->add_option("--max-replicas", o->max_replicas, "largest replica count tried")->capture_default_str();
   cmd->add_option("--max-model-len", o->max_model_len, "vLLM --max-model-len of every candidate (default: the model's)");
+  cmd->add_option("--router", o->router,
+                  "how requests reach the replicas: round-robin, least-outstanding (fewest in flight, as llm-d's "
+                  "active-request scorer) or prefix-aware (NVIDIA Dynamo's KV router cost)")
+      ->capture_default_str();
   cmd->add_option("--shard", o->shard, "evaluate only candidates i with i % N == K - 1 (K/N)")->capture_default_str();
   cmd->add_option("--merge", o->merge, "merge the --json output of --shard runs into the unsharded document");
   auto* json = cmd->add_flag("--json", o->json, "print one JSON object");

@@ -114,4 +114,19 @@ for line in lines:
     if line.startswith("kvplan check --gpu H100 -- vllm serve"):
         c = run(*shlex.split(line[len("kvplan "):]))
         check("docs/search.md's chosen command passes kvplan check", c.returncode == 0, c.stdout + c.stderr)
+# --router: the study and every simulated candidate name it; least-outstanding at 8 req/s of short
+# requests on 2 replicas leaves neither idle; a router not known is an error naming --router.
+p = run(*BASE, "--router", "least-outstanding", "--json")
+check("search --router least-outstanding exits 0", p.returncode == 0, p.stderr)
+lo = json.loads(p.stdout)
+check("the study names its router", lo["study"]["router"] == "least-outstanding")
+sim = [c for c in lo["candidates"] if c["status"] != "pruned"]
+check("every simulated candidate names its router", all(c["router"] == "least-outstanding" for c in sim))
+check("requests per replica add up to the workload's 120",
+      all(sum(c["requests_per_replica"]) == 120 and len(c["requests_per_replica"]) == c["replicas"] for c in sim))
+check("the default router is round-robin", doc["study"]["router"] == "round-robin")
+p = run(*BASE, "--router", "random")
+check("an unknown router is an error naming --router", p.returncode != 0 and "--router" in p.stderr and "random" in p.stderr,
+      p.stderr)
+
 finish()

@@ -69,3 +69,14 @@ def test_dask_local_cluster_gives_the_local_result(local):
 def test_bad_input_is_a_kvplan_error():
     with pytest.raises(kvplan.KvplanError, match="slo-percentile"):
         kvplan.search("Qwen/Qwen3-0.6B", **{**ARGS, "slo_percentile": 0.8})
+
+
+def test_router_keyword_matches_the_cli(local):
+    # The router is the study's (a keyword of kvplan.search as of kvplan search --router).
+    assert local["study"]["router"] == "round-robin"
+    doc = kvplan.search("Qwen/Qwen3-0.6B", **{**ARGS, "max_replicas": 1, "router": "prefix-aware"})
+    assert doc["study"]["router"] == "prefix-aware"
+    sim = [c for c in doc["candidates"] if c["status"] != "pruned"]
+    assert sim and all(c["router"] == "prefix-aware" and c["requests_per_replica"] == [120] for c in sim)
+    with pytest.raises(kvplan.KvplanError, match="--router"):
+        kvplan.search("Qwen/Qwen3-0.6B", **{**ARGS, "router": "random"})

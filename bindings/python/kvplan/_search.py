@@ -28,13 +28,14 @@ def _path(p, what):
 
 def search(model, *, gpus, workload=None, trace=None, slo_ttft=None, slo_tpot=None, slo_e2e=None, slo_percentile=0.9,
            target_rate=None, prices=None, kv_cache_dtypes=("auto", "fp8"), max_tp=8, max_replicas=8, max_model_len=None,
-           client=None):
+           router="round-robin", client=None):
     """Search GPU x tensor-parallel size x KV dtype x replicas for `model` served by vLLM.
 
     `gpus`: GPU names (a list, or "H100,L40S"); exactly one of `workload` (an open-loop spec, its
     rate replaced by `target_rate`) or `trace` (a file; arrivals scaled to `target_rate` when given);
     SLOs in seconds at `slo_percentile` (0.5, 0.9, 0.99); `prices`: a CSV gpu,usd_per_hour,source,date
-    (without it cost is null). `client`: a dask.distributed Client; the candidates are then evaluated
+    (without it cost is null). `router`: "round-robin", "least-outstanding" or "prefix-aware" (as
+    ``kvplan search --router``). `client`: a dask.distributed Client; the candidates are then evaluated
     with client.map and merged by index, so the document equals the local one.
     Returns the document of ``kvplan search --json`` (a dict: "pareto", "chosen", "candidates", ...).
     """
@@ -46,7 +47,7 @@ def search(model, *, gpus, workload=None, trace=None, slo_ttft=None, slo_tpot=No
     study = _core.search_study(model, list(gpus), workload or "", _path(trace, "trace"), float(slo_ttft or 0),
                                float(slo_tpot or 0), float(slo_e2e or 0), float(slo_percentile), float(target_rate or 0),
                                _path(prices, "prices"), list(kv_cache_dtypes), int(max_tp), int(max_replicas),
-                               int(max_model_len or 0))
+                               int(max_model_len or 0), router)
     n = _core.search_candidate_count(study)
     if client is None:
         outcomes = [_core.search_evaluate(study, i) for i in range(n)]

@@ -6,9 +6,10 @@
 //  1. pruned by exact memory first: kvplan check's verdict on its own launch command (only PASS
 //     survives: a verdict is conservative, and so is the search);
 //  2. simulated: the fleet's requests (the trace, or the workload spec at the target rate) go to
-//     the replicas round-robin, each replica is its own simulated engine (prepare_simulation on
-//     the same command, so the pool is check's), and the SLOs must hold at the percentile on every
-//     replica (the worst replica's percentile bounds the fleet's from above);
+//     the replicas through the study's router (round-robin, least-outstanding or prefix-aware),
+//     each replica is its own simulated engine (prepare_simulation on the same command, so the
+//     pool is check's), and the SLOs must hold at the percentile on every replica that serves
+//     requests (the worst replica's percentile bounds the fleet's from above);
 //  3. kept when it meets the SLOs. The document lists every candidate's outcome, the Pareto set
 //     over (cost per hour, goodput) of the kept ones, and the chosen one: the cheapest kept.
 // Prices come only from the user's CSV (gpu,usd_per_hour,source,date); without one, cost is null
@@ -18,6 +19,7 @@
 // and the index, so a study can be split (--shard K/N: the i with i % N == K - 1, or a Dask
 // client.map over the indices) and merged (merge_search) to the same document, byte for byte.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +43,19 @@ struct GpuPrice {
 std::vector<GpuPrice> parse_prices(std::string_view csv_text, std::string_view source);
 std::vector<GpuPrice> load_prices(const std::string& path);
 
+// How a fleet's requests reach its replicas (search/router.cpp, each rule cited there):
+//  - round_robin: request i (in arrival order) to replica i mod replicas;
+//  - least_outstanding: the replica with the fewest requests routed and not finished (llm-d's
+//    active-request-scorer);
+//  - prefix_aware: NVIDIA Dynamo's KV router cost, overlap_score_weight x prefill blocks + decode
+//    blocks, with its approximate (routing-history) prefix index and its defaults.
+enum class RouterKind { round_robin, least_outstanding, prefix_aware };
+std::string_view router_name(RouterKind k);          // "round-robin", "least-outstanding", "prefix-aware"
+RouterKind parse_router(std::string_view text);      // an error naming --router otherwise
+// A router for `replicas` replicas (simulate_fleet calls it while they run); block_size: the
+// engine's KV block in tokens (the prefix-aware router hashes prompts in blocks of it).
+std::unique_ptr<FleetRouter> make_router(RouterKind k, std::size_t replicas, std::uint64_t block_size);
+
 struct SearchStudy {
   std::string model;                     // as for kvplan simulate (a bundled id or a path)
   std::vector<std::string> gpus;         // canonical names (resolved by make_search_study)
@@ -55,6 +70,7 @@ struct SearchStudy {
   std::uint64_t max_tp = 8;              // tensor-parallel sizes: divisors of the heads up to this
   std::uint64_t max_replicas = 8;        // replica counts 1..max_replicas
   std::uint64_t max_model_len = 0;       // --max-model-len (0: the model's)
+  RouterKind router = RouterKind::round_robin;  // --router
   std::vector<GpuPrice> prices;          // from the user's CSV; empty: cost is null
   std::string prices_source;             // the CSV's path ("" without one)
 };
@@ -80,7 +96,8 @@ std::vector<SearchCandidate> enumerate_search_candidates(const SearchStudy& s);
 // One candidate's outcome as JSON: "index", the candidate's fields, "status" ("pruned": check
 // did not PASS; "slo_missed"; "kept"), "memory" (check's figures for the launch command),
 // "reason", and for simulated ones "goodput", "ttft_s", "tpot_s", "e2e_s" (the worst replica's,
-// at the percentile), "throughput_output_tokens_per_s".
+// at the percentile), "throughput_output_tokens_per_s", "router", "prefix_hit_rate" (the fleet's
+// prefix-cache hit tokens over query tokens, as vLLM counts them) and "requests_per_replica".
 nlohmann::json evaluate_search_candidate(const SearchStudy& s, std::size_t index);
 
 // The document (schema kvplan.search/1, added by the caller's formatter) from the study and the

@@ -340,6 +340,39 @@ SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions&
 std::vector<SimRequest> generate_requests(const WorkloadSpec& w);
 
 // ---------------------------------------------------------------------------------------------
+// A fleet: replicas behind a router
+// ---------------------------------------------------------------------------------------------
+
+// A router over a fleet's replicas (kvplan search's routers are in search/router.cpp). It decides
+// by what a real router sees: its own decisions, and each request's first token and finish as
+// they stream back.
+class FleetRouter {
+ public:
+  virtual ~FleetRouter() = default;
+  // The replica (below the fleet's count) that request `index` (its position in the trace, in
+  // arrival order) goes to. Called in arrival order, once every first token and finish at or
+  // before the request's arrival has been reported (and none later).
+  virtual std::size_t route(std::size_t index, const SimRequest& r) = 0;
+  virtual void first_token(std::size_t /*replica*/, std::size_t /*index*/, double /*t*/) {}
+  virtual void finished(std::size_t /*replica*/, std::size_t /*index*/, double /*t*/) {}
+};
+
+struct FleetResult {
+  std::vector<SimResult> replicas;        // each replica's run, as simulate() reports one
+  std::vector<std::size_t> replica_of;    // by request index: where the router sent it
+};
+
+// `replicas` identical vLLM engines, each its own simulation, fed by `router` while they run:
+// a request is routed at its arrival, when every replica's state up to that time is known
+// (the replicas run in threads, one each, and wait for the router at each arrival they have
+// reached). The result does not depend on thread timing. A router that sends request i to
+// replica i mod N gives each replica exactly simulate() of its share (a test). `requests` must be
+// sorted by arrival; o.on_step must be empty. vLLM only (the scheduler that reports first tokens
+// to its source).
+FleetResult simulate_fleet(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::size_t replicas,
+                           const std::vector<SimRequest>& requests, FleetRouter& router);
+
+// ---------------------------------------------------------------------------------------------
 // Capacity search
 // ---------------------------------------------------------------------------------------------
 struct CapacityOptions {

@@ -1,14 +1,16 @@
 // kvplan search: the study (its validation and JSON form), the candidates it enumerates, and one
 // candidate's evaluation: kvplan check's verdict on its launch command, then the fleet simulated
-// as one engine per replica behind a round-robin router.
+// as one engine per replica behind the study's router (router.cpp).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kvplan/check.h"
 #include "kvplan/deploy.h"
+#include "kvplan/engines.h"
 #include "kvplan/error.h"
 #include "kvplan/hardware.h"
 #include "kvplan/model.h"
@@ -118,6 +120,9 @@ SearchStudy make_search_study(SearchStudy s) {
   if (s.max_tp == 0 || s.max_tp > 64) throw InputError::value("--max-tp", std::to_string(s.max_tp), "1 to 64");
   if (s.max_replicas == 0 || s.max_replicas > 4096)
     throw InputError::value("--max-replicas", std::to_string(s.max_replicas), "1 to 4096");
+  if (s.router != RouterKind::round_robin && s.max_replicas > 512)
+    throw InputError::value("--max-replicas", std::to_string(s.max_replicas),
+                            "at most 512 with --router " + std::string(router_name(s.router)) + " (one thread per replica)");
   if (!s.prices.empty()) {
     for (const auto& g : s.gpus) {
       if (std::none_of(s.prices.begin(), s.prices.end(), [&](const GpuPrice& p) { return p.gpu == g; }))
@@ -141,6 +146,7 @@ json to_json(const SearchStudy& s) {
           {"max_tp", s.max_tp},
           {"max_replicas", s.max_replicas},
           {"max_model_len", s.max_model_len},
+          {"router", router_name(s.router)},
           {"prices", prices},
           {"prices_source", s.prices_source.empty() ? json(nullptr) : json(s.prices_source)}};
 }
@@ -160,6 +166,7 @@ SearchStudy search_study_from_json(const json& j) {
     s.max_tp = j.at("max_tp").get<std::uint64_t>();
     s.max_replicas = j.at("max_replicas").get<std::uint64_t>();
     s.max_model_len = j.at("max_model_len").get<std::uint64_t>();
+    s.router = parse_router(j.at("router").get<std::string>());
     for (const auto& p : j.at("prices"))
       s.prices.push_back({p.at("gpu").get<std::string>(), p.at("usd_per_hour").get<double>(), p.at("source").get<std::string>(),
                           p.at("date").get<std::string>()});
@@ -240,25 +247,49 @@ json evaluate_search_candidate(const SearchStudy& s, std::size_t index) {
   p.options = at_slow_end(p.options);
   const Accelerator& gpu = find_accelerator(c.gpu);
   const std::vector<SimRequest> fleet = fleet_requests(s);
-  // Round-robin: request i (in arrival order) to replica i mod replicas.
-  std::vector<std::vector<SimRequest>> parts(c.replicas);
-  for (std::size_t i = 0; i < fleet.size(); ++i) parts[i % c.replicas].push_back(fleet[i]);
-  std::uint64_t slo_met = 0, rejected = 0, finished = 0;
+  // Each replica's run and the first arrival it served (NaN: none).
+  std::vector<SimResult> runs(c.replicas);
+  std::vector<double> first_arrival(c.replicas, NAN);
+  if (s.router == RouterKind::round_robin) {
+    // Round-robin needs nothing back from the replicas: request i (in arrival order) to replica
+    // i mod replicas, each share simulated on its own (simulate_fleet with make_router's
+    // round-robin gives the same runs; a test).
+    std::vector<std::vector<SimRequest>> parts(c.replicas);
+    for (std::size_t i = 0; i < fleet.size(); ++i) parts[i % c.replicas].push_back(fleet[i]);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (parts[k].empty()) continue;
+      runs[k] = simulate(p.model, gpu, p.options, parts[k]);
+      first_arrival[k] = parts[k].front().arrival_s;
+    }
+  } else {
+    const std::unique_ptr<FleetRouter> router = make_router(s.router, c.replicas, vllm_profile(p.model, p.options.engine).block_size);
+    FleetResult fr = simulate_fleet(p.model, gpu, p.options, c.replicas, fleet, *router);
+    runs = std::move(fr.replicas);
+    for (std::size_t i = 0; i < fleet.size(); ++i)
+      if (std::isnan(first_arrival[fr.replica_of[i]])) first_arrival[fr.replica_of[i]] = fleet[i].arrival_s;
+  }
+  std::uint64_t slo_met = 0, rejected = 0, finished = 0, query_tokens = 0, hit_tokens = 0;
   double first = INFINITY, last = -INFINITY, output_tokens = 0;
   double ttft = 0, tpot = 0, e2e = 0;
   bool met = true;
-  for (const auto& part : parts) {
-    if (part.empty()) {
-      met = false;  // a replica with no request says nothing about its latency
+  json per_replica = json::array();
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const SimResult& r = runs[k];
+    per_replica.push_back(r.requests);
+    if (std::isnan(first_arrival[k])) {
+      // Round-robin: a replica with no request says nothing about its latency (fewer requests
+      // than replicas). A router that leaves one idle has simply not needed it.
+      if (s.router == RouterKind::round_robin) met = false;
       continue;
     }
-    const SimResult r = simulate(p.model, gpu, p.options, part);
     slo_met += r.slo_met;
     rejected += r.rejected;
     finished += r.finished;
+    query_tokens += r.prefix_query_tokens;
+    hit_tokens += r.prefix_hit_tokens;
     output_tokens += static_cast<double>(r.output_tokens);
-    first = std::min(first, part.front().arrival_s);
-    last = std::max(last, part.front().arrival_s + r.makespan_s);
+    first = std::min(first, first_arrival[k]);
+    last = std::max(last, first_arrival[k] + r.makespan_s);
     ttft = std::max(ttft, percentile_of(r.ttft_s, s.percentile));
     tpot = std::max(tpot, percentile_of(r.tpot_s, s.percentile));
     e2e = std::max(e2e, percentile_of(r.e2e_s, s.percentile));
@@ -274,6 +305,9 @@ json evaluate_search_candidate(const SearchStudy& s, std::size_t index) {
   out["ttft_s"] = ttft;
   out["tpot_s"] = tpot;
   out["e2e_s"] = e2e;
+  out["router"] = router_name(s.router);
+  out["requests_per_replica"] = per_replica;
+  out["prefix_hit_rate"] = query_tokens ? static_cast<double>(hit_tokens) / static_cast<double>(query_tokens) : 0.0;
   if (rejected > 0) {
     out["status"] = "slo_missed";
     out["reason"] = std::to_string(rejected) + " requests are longer than max_model_len " + std::to_string(cr.context);

@@ -142,9 +142,15 @@ json search_document(const SearchStudy& s, std::vector<json> outcomes) {
   doc["candidates"] = outcomes;
   json notes = json::array();
   notes.push_back("memory first: a candidate is simulated only when kvplan check's verdict on its launch command is PASS");
-  notes.push_back("replicas: requests go round-robin (request i to replica i mod replicas), each replica its own simulated "
-                  "vLLM engine; the SLOs must hold at the percentile on every replica, and the reported latencies are the "
-                  "worst replica's");
+  if (s.router == RouterKind::round_robin)
+    notes.push_back("replicas: requests go round-robin (request i to replica i mod replicas), each replica its own simulated "
+                    "vLLM engine; the SLOs must hold at the percentile on every replica, and the reported latencies are the "
+                    "worst replica's");
+  else
+    notes.push_back("replicas: requests go through the " + std::string(router_name(s.router)) +
+                    " router, decided at each arrival from what the replicas have sent back by then (each replica its own "
+                    "simulated vLLM engine); the SLOs must hold at the percentile on every replica that serves requests, and "
+                    "the reported latencies are the worst replica's");
   notes.push_back("goodput: requests within every SLO per second, over the fleet's first arrival to last finish");
   if (s.prices.empty()) notes.push_back("no --prices: cost is null; the cost axis and the choice are by GPU count");
   else notes.push_back("prices: " + s.prices_source + " (per GPU-hour, times the fleet's GPUs)");

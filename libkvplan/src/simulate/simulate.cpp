@@ -17,6 +17,7 @@ namespace kvplan {
 
 using detail::Simulator;
 using detail::Source;
+using detail::run_engine;
 
 namespace {
 // The engines whose scheduler the simulator runs.
@@ -27,7 +28,9 @@ SimResult run_with(const ModelSpec& m, const Accelerator& gpu, const SimOptions&
   return s.run(src);
 }
 
-SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
+}  // namespace
+
+SimResult detail::run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, Source& src, std::uint64_t last_turn) {
   SimResult r;
   switch (o.engine_kind) {
     case EngineKind::vllm: r = run_with<Simulator>(m, gpu, o, src, last_turn); break;
@@ -44,7 +47,6 @@ SimResult run_engine(const ModelSpec& m, const Accelerator& gpu, const SimOption
   }
   return r;
 }
-}  // namespace
 
 SimResult simulate(const ModelSpec& m, const Accelerator& gpu, const SimOptions& o, std::vector<SimRequest> requests) {
   for (const auto& q : requests)

@@ -21,6 +21,7 @@ Source::Source(const WorkloadSpec& w) : spec_(&w), rng_(w.seed) {
 }
 
 double Source::next_time() {
+  if (feed_) return feed_->next_time();
   fill();
   double t = std::numeric_limits<double>::infinity();
   if (next_ < trace_.size()) t = trace_[next_].arrival_s;
@@ -29,6 +30,7 @@ double Source::next_time() {
 }
 
 Pending Source::pop() {
+  if (feed_) return feed_->pop();
   fill();
   if (next_ < trace_.size() && (heap_.empty() || trace_[next_].arrival_s <= heap_.top().t)) {
     Pending p;
@@ -43,6 +45,7 @@ Pending Source::pop() {
 
 void Source::on_finish_turn(std::uint64_t session, std::uint64_t turn, std::uint64_t user, std::uint64_t prompt_tokens,
                             std::uint64_t output_tokens, double t) {
+  if (feed_) return feed_->finished(user, t);
   if (!spec_ || created_ >= spec_->requests) return;
   const bool closed = spec_->arrivals == WorkloadSpec::Arrivals::closed;
   const double think = spec_->think_s > 0 ? rng_.exponential(spec_->think_s) : 0.0;

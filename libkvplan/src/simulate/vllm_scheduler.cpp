@@ -45,7 +45,7 @@ SimResult Scheduler::run(Source& src) {
   SimStep st;  // reused: its group_blocks keeps its storage
   while (true) {
     // Arrivals up to now join the waiting queue in arrival order.
-    while (!src.empty() && src.next_time() <= clock) admit(src, r, first_arrival, started);
+    while (src.arrived_by(clock)) admit(src, r, first_arrival, started);
     if (running_.empty() && waiting_.empty()) {
       if (src.empty()) break;
       clock = std::max(clock, src.next_time());
@@ -123,6 +123,7 @@ SimResult Scheduler::run(Source& src) {
       if (q.first_token < 0) {
         q.first_token = clock;
         ttft_.add(clock - q.in.arrival_s);
+        src.on_first_token(q.user, clock);
       }
       if (q.generated >= q.in.output_tokens) {
         finish(q, clock, r);
