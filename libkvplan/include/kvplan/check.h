@@ -3,7 +3,8 @@
 // Kubernetes manifest, `helm template` output, a docker-compose file, or kvplan's own JSON/YAML
 // deployment format), run the engine's profile against the GPU's memory, and give a verdict.
 // Reading deployments is the deploy layer's (kvplan/deploy.h: deploy/launch.cpp, flags*.cpp,
-// manifest.cpp); the verdict is check/check.cpp's; every formatter lives in report (check_report.cpp).
+// manifest.cpp); the verdict is check/check.cpp's steps, each engine's evaluation check/evaluate_<engine>.cpp;
+// every formatter lives in report (check_report.cpp).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -134,17 +134,10 @@ CheckResult check_ollama(const Deployment& d, const CheckOptions& o) {
   r.kv_memory_estimate_bytes = r.kv_memory_bytes;
   r.kv_budget_bytes = r.kv_memory_bytes > 0 ? static_cast<std::uint64_t>(r.kv_memory_bytes) : 0;
 
-  auto add_check = [&](std::string name, bool ok_worst, bool ok_best, std::string required, std::string actual, std::string message) {
-    const Verdict v = ok_worst ? Verdict::pass : (ok_best ? Verdict::uncertain : Verdict::fail);
-    r.checks.push_back({std::move(name), ok_worst, std::move(required), std::move(actual), message, v});
-    if (v == Verdict::fail) r.verdict = Verdict::fail;
-    else if (v == Verdict::uncertain && r.verdict == Verdict::pass) r.verdict = Verdict::uncertain;
-    if (v != Verdict::pass) r.reasons.push_back(std::move(message));
-  };
-  add_check("starts", true, true, "starts", "starts",
+  add_check(r, "starts", true, true, "starts", "starts",
             "Ollama starts: layers that do not fit on the GPU run on the CPU (system memory is not checked)");
   const std::string layers = std::to_string(worst.layers_offload) + "/" + std::to_string(worst.layers_model);
-  add_check("gpu layers", worst.fully_offloaded, best.fully_offloaded, std::to_string(worst.layers_model) + " layers on the GPU", layers,
+  add_check(r, "gpu layers", worst.fully_offloaded, best.fully_offloaded, std::to_string(worst.layers_model) + " layers on the GPU", layers,
             worst.fully_offloaded ? "every layer is offloaded (" + layers + ", " + ollama_format_bytes(worst.required_full_bytes) + " required)"
             : best.fully_offloaded
                 ? "Ollama may offload only " + layers + " layers at the unfavourable end of the free memory (all " +
@@ -156,21 +149,21 @@ CheckResult check_ollama(const Deployment& d, const CheckOptions& o) {
     std::string s;
     for (const auto& u : f.unmodelled) s += (s.empty() ? "" : ", ") + u;
     // Memory kvplan cannot count: never PASS; never FAIL on its account alone.
-    add_check("modelled", false, true, "every setting that may change memory modelled", s,
+    add_check(r, "modelled", false, true, "every setting that may change memory modelled", s,
               s + " may change where Ollama places the model in a way kvplan does not model");
   }
   const auto require_context = o.require_context ? o.require_context : d.require_context;
   const auto require_concurrency = o.require_concurrency ? o.require_concurrency : d.require_concurrency;
   if (require_context) {
     const bool ok = worst.num_ctx >= *require_context;
-    add_check("context", ok, ok, format_count(*require_context), format_count(worst.num_ctx),
+    add_check(r, "context", ok, ok, format_count(*require_context), format_count(worst.num_ctx),
               ok ? "num_ctx " + format_count(worst.num_ctx) + " >= " + format_count(*require_context)
                  : "Ollama gives each request num_ctx " + format_count(worst.num_ctx) + " tokens (OLLAMA_CONTEXT_LENGTH or num_ctx), "
                    "below the required " + format_count(*require_context));
   }
   if (require_concurrency) {
     const bool ok = worst.num_parallel >= *require_concurrency;
-    add_check("concurrency", ok, ok, std::to_string(*require_concurrency), std::to_string(worst.num_parallel),
+    add_check(r, "concurrency", ok, ok, std::to_string(*require_concurrency), std::to_string(worst.num_parallel),
               ok ? "OLLAMA_NUM_PARALLEL " + std::to_string(worst.num_parallel) + " >= " + std::to_string(*require_concurrency)
                  : "Ollama serves " + std::to_string(worst.num_parallel) + " request(s) at once (OLLAMA_NUM_PARALLEL), below the required " +
                        std::to_string(*require_concurrency));
