@@ -36,6 +36,8 @@
 
 #include "kvplan/error.h"
 #include "kvplan/search.h"
+#include "simulate/request_content.h"
+#include "simulate/rng.h"
 
 namespace kvplan {
 
@@ -43,14 +45,6 @@ namespace {
 
 constexpr double kDynamoOverlapScoreWeight = 1.0;  // KvRouterConfig::default overlap_score_weight
 constexpr double kDynamoRouterTtlSecs = 120.0;     // KvRouterConfig::default router_ttl_secs
-
-// SplitMix64's finaliser over h and v: the router's own names for token streams and blocks.
-std::uint64_t router_mix(std::uint64_t h, std::uint64_t v) {
-  std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 class RoundRobinRouter final : public FleetRouter {
  public:
@@ -140,9 +134,6 @@ class KvRouter final : public FleetRouter {
   }
 
  private:
-  struct Seg {
-    std::uint64_t key = 0, len = 0;
-  };
   struct Active {
     std::size_t replica = 0;
     std::vector<std::uint64_t> blocks;
@@ -150,29 +141,11 @@ class KvRouter final : public FleetRouter {
     bool prefilling = true;
   };
 
-  // The request's prompt content as the simulator describes it (SimRequest: a later turn of a
-  // session starts with the session's previous prompt and output, a prefix_id with its shared
-  // stream, the rest is the request's own), named the same for every replica, and the chained
-  // hashes of its full blocks.
+  // The request's prompt content as the simulator describes it (simulate/request_content.h: the
+  // same streams for every replica), and the chained hashes of its full blocks.
   std::vector<std::uint64_t> prompt_blocks(std::size_t index, const SimRequest& r) {
-    std::vector<Seg> segs;
-    std::uint64_t covered = 0;
-    const auto hist = r.session ? sessions_.find(r.session) : sessions_.end();
-    if (hist != sessions_.end()) {
-      for (const Seg& s : hist->second) {
-        if (covered >= r.prompt_tokens) break;
-        const std::uint64_t take = std::min(s.len, r.prompt_tokens - covered);
-        segs.push_back({s.key, take});
-        covered += take;
-      }
-    } else if (r.prefix_id) {
-      const std::uint64_t shared = r.prefix_tokens ? std::min(r.prefix_tokens, r.prompt_tokens) : r.prompt_tokens;
-      segs.push_back({router_mix(0x70726566ULL, r.prefix_id), shared});
-      covered = shared;
-    }
-    const std::uint64_t total = r.prompt_tokens + r.output_tokens;
-    if (total > covered) segs.push_back({router_mix(0x6f776e00ULL, index), total - covered});
-    if (r.session) sessions_[r.session] = segs;
+    std::vector<detail::Seg> segs;
+    detail::request_segments(sessions_, r, index, segs);
     // Full prompt blocks: each hash chains the previous one and the block's runs (stream, offset, length).
     std::vector<std::uint64_t> out;
     const std::uint64_t nblocks = r.prompt_tokens / block_;
@@ -183,7 +156,7 @@ class KvRouter final : public FleetRouter {
       std::uint64_t need = block_;
       while (need > 0) {
         const std::uint64_t take = std::min(need, segs[si].len - off);
-        h = router_mix(router_mix(router_mix(h, segs[si].key), off), take);
+        h = detail::hash_mix(detail::hash_mix(detail::hash_mix(h, segs[si].key), off), take);
         off += take;
         need -= take;
         if (off == segs[si].len) ++si, off = 0;
@@ -194,7 +167,7 @@ class KvRouter final : public FleetRouter {
   }
 
   std::uint64_t block_;
-  std::unordered_map<std::uint64_t, std::vector<Seg>> sessions_;
+  detail::SessionHistory sessions_;
   std::vector<std::unordered_map<std::uint64_t, double>> cached_;          // block -> expiry, per worker
   std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> unique_blocks_;  // active blocks, per worker
   std::vector<std::uint64_t> active_tokens_;
