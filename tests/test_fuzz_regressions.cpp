@@ -6,6 +6,7 @@
 #include "kvplan/check.h"
 #include "kvplan/gguf.h"
 #include "kvplan/hardware.h"
+#include "kvplan/text.h"
 
 using namespace kvplan;
 
@@ -132,6 +133,42 @@ BOOST_AUTO_TEST_CASE(gpu_files) {
   // {"memory_bytes": "00GB"} parsed to 0 and was accepted as a device with no memory.
   BOOST_CHECK_EXCEPTION(accelerator_from_json(R"({"name":"X","memory_bytes":"0GB","bandwidth_bytes_per_s":1e12})", "g.json"),
                         InputError, test::HasMessage({"g.json", "memory_bytes", "positive"}));
+}
+
+
+BOOST_AUTO_TEST_CASE(long_unknown_flag_is_refused_without_a_suggestion) {
+  // fuzz_verdict timed out (11 s under ASan) on `vllm serve M --tensor-parallel-` + 33 kB of '[':
+  // "did you mean" ran a full edit distance of the token against every vLLM flag. The distance is
+  // now bounded by the closeness limit; the error is the same.
+  const std::string token = "--tensor-parallel-" + std::string(33137, '[');
+  CheckOptions o;
+  o.gpu = "H100";
+  const auto check = [&](std::vector<std::string> argv) { return check_deployment(parse_launch_command(argv), o); };
+  BOOST_CHECK_EXCEPTION(check({"vllm", "serve", "meta-llama/Llama-3.1-8B", token}), Error,
+                        test::HasMessage({"unknown vllm flag", "--tensor-parallel-[[["}));
+  bool refused = false;
+  try {
+    (void)check({"vllm", "serve", "meta-llama/Llama-3.1-8B", token});
+  } catch (const Error& e) {
+    refused = true;
+    BOOST_TEST(std::string(e.what()).find("did you mean") == std::string::npos);
+  }
+  BOOST_TEST(refused);
+  // A near miss still gets its suggestion.
+  BOOST_CHECK_EXCEPTION(check({"vllm", "serve", "meta-llama/Llama-3.1-8B", "--tensor-paralel-size", "2"}), Error,
+                        test::HasMessage({"did you mean", "--tensor-parallel-size"}));
+}
+
+BOOST_AUTO_TEST_CASE(bounded_edit_distance) {
+  // Exact within the limit (kitten/sitting = 3, case-insensitive), above it past the limit.
+  BOOST_TEST(edit_distance("kitten", "sitting") == 3u);
+  BOOST_TEST(edit_distance("kitten", "sitting", 3) == 3u);
+  BOOST_TEST(edit_distance("kitten", "sitting", 2) > 2u);
+  BOOST_TEST(edit_distance("H100", "h100", 0) == 0u);
+  BOOST_TEST(edit_distance(std::string(40000, 'a'), "abc", 5) > 5u);
+  BOOST_TEST(edit_distance("abcdef", "abcxyzdef", 3) == 3u);
+  BOOST_TEST(edit_distance("abcdef", "zzzzzz", 6) == 6u);
+  BOOST_TEST(edit_distance("abcdef", "zzzzzz", 5) > 5u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -60,7 +60,7 @@ Dtype parse_dtype(std::string_view text, std::string_view what) {
   std::string best;
   std::size_t best_d = 3;
   for (const auto& d : kTable) {
-    auto dist = edit_distance(key, d.name);
+    auto dist = edit_distance(key, d.name, best_d);
     if (dist < best_d) best_d = dist, best = d.name;
   }
   std::string names;

@@ -153,13 +153,14 @@ void merge_dotted(nlohmann::json& into, const nlohmann::json& update) {
                               "(kvplan check " + opt + " ... -- " + t.engine + " ...)");
   }
   std::string best;
-  std::size_t best_d = SIZE_MAX;
+  const std::size_t near = std::max<std::size_t>(2, given.size() / 3);
+  std::size_t best_d = near + 1;
   for (const auto& f : t.flags)
     for (const auto& n : f.names) {
-      const std::size_t d = edit_distance(given, n);
+      const std::size_t d = edit_distance(given, n, best_d);
       if (d < best_d) best_d = d, best = n;
     }
-  bool close = best_d <= std::max<std::size_t>(2, given.size() / 3);
+  bool close = best_d <= near;
   if (!close)  // a shortened spelling (--kv-cache-memory for --kv-cache-memory-bytes)
     for (const auto& f : t.flags)
       for (const auto& n : f.names)

@@ -213,10 +213,11 @@ const Accelerator& find_accelerator(std::string_view name) {
   // any entry whose key contains what was typed.
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& a : cat) {
-    std::size_t d = edit_distance(key, key_of(a.name));
-    for (const auto& al : a.aliases) d = std::min(d, edit_distance(key, key_of(al)));
+    const std::size_t close = std::max<std::size_t>(2, key.size() / 3);
+    std::size_t d = edit_distance(key, key_of(a.name), close);
+    for (const auto& al : a.aliases) d = std::min(d, edit_distance(key, key_of(al), close));
     if (key.size() >= 2 && key_of(a.name).find(key) != std::string::npos) d = 0;
-    if (d <= std::max<std::size_t>(2, key.size() / 3)) scored.emplace_back(d, a.name);
+    if (d <= close) scored.emplace_back(d, a.name);
   }
   std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::string suggestion;

@@ -28,9 +28,10 @@ std::vector<std::string> suggest_bundled(std::string_view id, std::size_t max) {
   for (const auto& c : detail::bundled_configs()) {
     std::string cid = ascii_lower(c.id);
     std::string name = cid.substr(cid.find('/') + 1);
-    std::size_t d = std::min(edit_distance(key, cid), edit_distance(key, name));
+    const std::size_t close = std::max<std::size_t>(3, key.size() / 3);
+    std::size_t d = std::min(edit_distance(key, cid, close), edit_distance(key, name, close));
     if (key.size() >= 3 && (cid.find(key) != std::string::npos)) d = 0;
-    if (d <= std::max<std::size_t>(3, key.size() / 3)) scored.emplace_back(d, std::string(c.id));
+    if (d <= close) scored.emplace_back(d, std::string(c.id));
   }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;

@@ -327,8 +327,9 @@ std::vector<std::string> suggest_models(std::string_view name, std::size_t max) 
     const bool same_family = !want.family.empty() && want.family == have.family;
     const bool same_size = !want.size.empty() && want.size == have.size;
     const std::string cid = ascii_lower(b.id);
-    const std::size_t d = std::min(edit_distance(key, cid), edit_distance(key, cid.substr(cid.find('/') + 1)));
-    if (!same_family && d > std::max<std::size_t>(3, key.size() / 3)) continue;
+    const std::size_t close = std::max<std::size_t>(3, key.size() / 3);
+    const std::size_t d = std::min(edit_distance(key, cid, close), edit_distance(key, cid.substr(cid.find('/') + 1), close));
+    if (!same_family && d > close) continue;
     scored.push_back({same_family ? 0 : 1, same_size ? 0 : 1, d, b.id});
   }
   std::sort(scored.begin(), scored.end());
