@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(gpt_oss_hybrid_swa_grouping) {
   // full 8,192 blocks + SWA cdiv(127 + 8,192, 16) + 1 = 521 -> 72,817 / 8,713 = 8.36x
   BOOST_TEST(r.groups.size() == 2u);
   std::uint64_t full = 0, swa = 0;
-  for (const auto& g : r.groups) (g.kind == "sliding_window" ? swa : full) = g.blocks_per_request;
+  for (const auto& g : r.groups) (g.kind == VllmGroupKind::sliding_window ? swa : full) = g.blocks_per_request;
   BOOST_TEST(full == 8192u);
   BOOST_TEST(swa == 521u);
   BOOST_TEST(has_line(r, "Maximum concurrency for 131,072 tokens per request: 8.36x"));
@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(sliding_window_request_rule) {
   BOOST_TEST(r.page_bytes == 16u * 2 * 8 * 256 * 2);
   std::uint64_t swa = 0;
   for (const auto& g : r.groups)
-    if (g.kind == "sliding_window") swa = g.blocks_per_request;
+    if (g.kind == VllmGroupKind::sliding_window) swa = g.blocks_per_request;
   BOOST_TEST(swa == (4095u + 2048 + 15) / 16 + 1);  // cdiv(min(4,095 + 2,048, 8,192), 16) + 1 = 385
 }
 

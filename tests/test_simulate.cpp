@@ -31,7 +31,7 @@ VllmResult config(std::uint64_t num_blocks, std::vector<VllmGroup> groups, std::
   r.starts = true;
   return r;
 }
-VllmGroup group(const std::string& kind, std::uint64_t block, std::uint64_t window = 0) {
+VllmGroup group(VllmGroupKind kind, std::uint64_t block, std::uint64_t window = 0) {
   VllmGroup g;
   g.kind = kind;
   g.block_size = block;
@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_SUITE(simulate)
 // tests/v1/core/test_prefix_caching.py::test_prefill: 11 blocks of 16 tokens, a 3-block common
 // prefix. Block ids, hits, ref counts and the free-queue (eviction) order after each call.
 BOOST_AUTO_TEST_CASE(vllm_test_prefill) {
-  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(11, {group(VllmGroupKind::full_attention, 16)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(55, 7, 48));
   BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_prefill) {
 // two sliding-window groups (window 2 blocks), 21 blocks: per-group block tables, and the
 // sliding groups' hits with the block outside the window left null.
 BOOST_AUTO_TEST_CASE(vllm_test_prefill_hybrid_model) {
-  detail::Simulator s(config(21, {group("full_attention", 16), group("sliding_window", 16, 32), group("sliding_window", 16, 32)}),
+  detail::Simulator s(config(21, {group(VllmGroupKind::full_attention, 16), group(VllmGroupKind::sliding_window, 16, 32), group(VllmGroupKind::sliding_window, 16, 32)}),
                       options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(55, 7, 48));
@@ -247,7 +247,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_prefill_hybrid_model) {
 // partial (unhashed) block at the head of the free queue and its full blocks, tail first, at the
 // back (LRU); a later hit takes its blocks out of the queue and new blocks come from the head.
 BOOST_AUTO_TEST_CASE(vllm_test_evict) {
-  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(11, {group(VllmGroupKind::full_attention, 16)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(5 * 16 + 7, 1));  // tokens 0..86 (the stream named 1)
   BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
@@ -276,7 +276,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_evict) {
 // A hit on the first cached block takes the second cached block, not the hit one, for the new
 // tokens.
 BOOST_AUTO_TEST_CASE(vllm_test_computed_blocks_not_evicted) {
-  detail::Simulator s(config(3, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(3, {group(VllmGroupKind::full_attention, 16)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(16, 1));  // tokens 0..15
   BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
@@ -298,7 +298,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_computed_blocks_not_evicted) {
 // tests/v1/core/test_prefix_caching.py::test_hash_block_correct_reuse: a cached block reused as a
 // new block for a partial block loses its hash.
 BOOST_AUTO_TEST_CASE(vllm_test_hash_block_correct_reuse) {
-  detail::Simulator s(config(2, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(2, {group(VllmGroupKind::full_attention, 16)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(16, 1));
   BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
@@ -317,7 +317,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_hash_block_correct_reuse) {
 // tests/v1/core/test_prefix_caching.py::test_basic_prefix_caching_disabled: block size 4, 5
 // blocks, caching off: no hits for a shared prefix, and a request that does not fit gets nothing.
 BOOST_AUTO_TEST_CASE(vllm_test_basic_prefix_caching_disabled) {
-  detail::Simulator s(config(5, {group("full_attention", 4)}), options(false), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(5, {group(VllmGroupKind::full_attention, 4)}), options(false), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r1 = add(s, prompt(10, 1));
   BOOST_TEST(s.get_computed_blocks(r1, hits) == 0u);
@@ -338,7 +338,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_basic_prefix_caching_disabled) {
 // a request whose hit blocks sit in the free queue is refused when the free queue cannot cover
 // its new blocks plus those hit blocks, and the hit blocks' ref counts are left untouched.
 BOOST_AUTO_TEST_CASE(vllm_test_prefill_not_enough_free_blocks_with_computed_blocks) {
-  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(11, {group(VllmGroupKind::full_attention, 16)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(48, 1));  // | Common-0 | Common-1 | Common-2 |
   BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
@@ -365,7 +365,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_prefill_not_enough_free_blocks_with_computed_bloc
 // tests/v1/core/test_prefix_caching.py::test_decode: decode tokens that fit in the last block
 // allocate nothing and leave it unhashed; filling it caches it and the next block is new.
 BOOST_AUTO_TEST_CASE(vllm_test_decode) {
-  detail::Simulator s(config(11, {group("full_attention", 16)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(11, {group(VllmGroupKind::full_attention, 16)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(55, 0, 0, 64));
   BOOST_TEST(s.get_computed_blocks(r0, hits) == 0u);
@@ -388,7 +388,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_decode) {
 // 32-token blocks and a sliding-window group (window 32) of 16-token blocks, 100 blocks. The hit
 // is the longest length both groups reach, a multiple of 32.
 BOOST_AUTO_TEST_CASE(vllm_test_different_block_size) {
-  detail::Simulator s(config(100, {group("full_attention", 32), group("sliding_window", 16, 32)}), options(true),
+  detail::Simulator s(config(100, {group(VllmGroupKind::full_attention, 32), group(VllmGroupKind::sliding_window, 16, 32)}), options(true),
                       detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r0 = add(s, prompt(160, 1));  // 10 blocks of 16 tokens
@@ -418,7 +418,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_different_block_size) {
 // window 4, block 2, 11 blocks; which blocks each remove_skipped_blocks call nulls and frees
 // (vLLM's ids 1000..1010 are 1..11 here), and the tail block is freed first.
 BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_remove_skipped_blocks) {
-  detail::Simulator s(config(2000, {group("sliding_window", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(2000, {group(VllmGroupKind::sliding_window, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
   std::vector<Ids> hits;
   detail::Req& r = add(s, prompt(22));
   BOOST_TEST(s.get_computed_blocks(r, hits) == 0u);
@@ -439,7 +439,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_remove_skipped_blocks) {
 // tests/v1/core/test_single_type_kv_cache_manager.py::test_chunked_local_attention_remove_skipped_blocks:
 // chunk 4, block 2: the blocks of the chunks before the current one are nulled and freed.
 BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_remove_skipped_blocks) {
-  detail::Simulator s(config(2000, {group("chunked_local", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(2000, {group(VllmGroupKind::chunked_local, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
   detail::Req& r = add(s, prompt(22));
   BOOST_TEST(s.allocate_slots(r, 22, nullptr, 0));  // (vLLM's test sets the block table directly)
   const Ids original{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
@@ -457,7 +457,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_remove_skipped_blocks) {
 // Which blocks are cached -> the hit's length; the blocks before the last two are null.
 BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_possible_cached_prefix) {
   auto run_one_case = [](const std::vector<bool>& cached, std::size_t expect) {
-    detail::Simulator s(config(100, {group("sliding_window", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+    detail::Simulator s(config(100, {group(VllmGroupKind::sliding_window, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
     detail::Req& r = add(s, prompt(2 * cached.size() + 1));
     s.ensure_hashes(r, 0, cached.size());
     for (std::size_t i = 0; i < cached.size(); ++i)  // block i + 10 cached under the request's hash i
@@ -486,7 +486,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_sliding_window_possible_cached_prefix) {
 // False]) * 8 are run with both values.
 BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_possible_cached_prefix) {
   auto run_one_case = [](const std::vector<bool>& cached, std::uint64_t tail_token, std::size_t expect) {
-    detail::Simulator s(config(100, {group("chunked_local", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+    detail::Simulator s(config(100, {group(VllmGroupKind::chunked_local, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
     detail::Req& r = add(s, prompt(2 * cached.size() + 2));
     s.ensure_hashes(r, 0, cached.size());
     for (std::size_t i = 0; i < cached.size(); ++i)
@@ -531,7 +531,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_chunked_local_attention_possible_cached_prefix) {
 // ::test_evictable_cached_blocks_not_double_allocated: the blocks a request lacks plus every
 // hit block in the free queue (ref count 0); null hit blocks cost nothing.
 BOOST_AUTO_TEST_CASE(vllm_test_get_num_blocks_to_allocate) {
-  for (const char* kind : {"sliding_window", "chunked_local"}) {
+  for (const VllmGroupKind kind : {VllmGroupKind::sliding_window, VllmGroupKind::chunked_local}) {
     detail::Simulator s(config(100, {group(kind, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
     detail::Req& r = add(s, prompt(40));
     const std::vector<Ids> cached_1{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}};
@@ -539,7 +539,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_get_num_blocks_to_allocate) {
     BOOST_TEST(s.num_blocks_to_allocate(r, 20 * 2, &cached_1) == 20u);
     BOOST_TEST(s.num_blocks_to_allocate(r, 20 * 2, &cached_2) == 15u);
   }
-  detail::Simulator s(config(100, {group("sliding_window", 2, 4)}), options(true), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(100, {group(VllmGroupKind::sliding_window, 2, 4)}), options(true), detail::StepTimer(unit_steps()));
   detail::Req& r = add(s, prompt(4));
   const std::vector<Ids> evictable{{1}};
   BOOST_TEST(s.num_blocks_to_allocate(r, 2 * 2, &evictable) == 2u);
@@ -554,7 +554,7 @@ BOOST_AUTO_TEST_CASE(vllm_test_get_num_blocks_to_allocate) {
 // and nothing new is admitted that step. Two requests of 4-token prompts, 4-token blocks,
 // 4 usable blocks: both decode until each needs a third block.
 BOOST_AUTO_TEST_CASE(preempts_the_last_running_request) {
-  detail::Simulator s(config(5, {group("full_attention", 4)}), options(false), detail::StepTimer(unit_steps()));
+  detail::Simulator s(config(5, {group(VllmGroupKind::full_attention, 4)}), options(false), detail::StepTimer(unit_steps()));
   const std::uint32_t a = static_cast<std::uint32_t>(&add(s, prompt(4, 0, 0, 8)) - s.reqs_.data());
   const std::uint32_t b = static_cast<std::uint32_t>(&add(s, prompt(4, 0, 0, 8)) - s.reqs_.data());
   std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
@@ -589,7 +589,7 @@ BOOST_AUTO_TEST_CASE(preempts_the_last_running_request) {
 // blocks (window 64, 128 batched tokens), and a full-attention group at the whole sequence.
 BOOST_AUTO_TEST_CASE(vllm_test_can_fit_full_sequence) {
   auto groups = [] {
-    VllmGroup full = group("full_attention", 16), swa = group("sliding_window", 16, 64);
+    VllmGroup full = group(VllmGroupKind::full_attention, 16), swa = group(VllmGroupKind::sliding_window, 16, 64);
     full.blocks_per_request = 64;  // cdiv(max_model_len 1024, 16)
     swa.blocks_per_request = 13;
     return std::vector<VllmGroup>{full, swa};
@@ -623,7 +623,7 @@ detail::Simulator vllm_test_scheduler(bool caching, std::uint64_t batched = 8192
   SimOptions o = options(caching, batched, seqs);
   o.scheduler.long_prefill_token_threshold = long_prefill;
   o.scheduler.chunked_prefill = chunked;
-  return detail::Simulator(config(num_blocks, {group("full_attention", block)}, batched), o,
+  return detail::Simulator(config(num_blocks, {group(VllmGroupKind::full_attention, block)}, batched), o,
                            detail::StepTimer(unit_steps()));
 }
 std::vector<std::uint32_t> vllm_test_requests(detail::Simulator& s, std::size_t n, std::uint64_t tokens = 10,
@@ -899,7 +899,7 @@ BOOST_AUTO_TEST_CASE(reserve_full_isl_gates_waiting_requests_only) {
   for (bool reserve : {true, false}) {
     SimOptions o = options(false, 64);
     o.scheduler.reserve_full_isl = reserve;
-    detail::Simulator s(config(11, {group("full_attention", 16)}), o, detail::StepTimer(unit_steps()));
+    detail::Simulator s(config(11, {group(VllmGroupKind::full_attention, 16)}), o, detail::StepTimer(unit_steps()));
     const std::uint32_t a = id_of(s, add(s, prompt(64, 0, 0, 100)));
     Scheduled out;
     step(s, out);  // A: 4 blocks
@@ -974,7 +974,7 @@ BOOST_AUTO_TEST_CASE(prng_is_xoshiro256starstar) {
 // A sliding-window model frees blocks outside the window while decoding: the sliding group's
 // blocks stay bounded by the window, the full group's grow with the context.
 BOOST_AUTO_TEST_CASE(sliding_window_blocks_stay_bounded) {
-  detail::Simulator s(config(1000, {group("full_attention", 16), group("sliding_window", 16, 64)}), options(false),
+  detail::Simulator s(config(1000, {group(VllmGroupKind::full_attention, 16), group(VllmGroupKind::sliding_window, 16, 64)}), options(false),
                       detail::StepTimer(unit_steps()));
   std::vector<SimRequest> reqs{prompt(512, 0, 0, 200)};
   detail::Source src(reqs);

@@ -70,8 +70,14 @@ struct VllmOptions {
   std::uint64_t cudagraph_bytes = 0;
 };
 
+// A KV cache group's kind: the KVCacheSpec its layers share (vllm/v1/kv_cache_interface.py:
+// FullAttentionSpec, SlidingWindowSpec, ChunkedLocalAttentionSpec, MLAAttentionSpec, MambaSpec).
+// The engine profile and the simulator's managers switch over it; the names are for output only.
+enum class VllmGroupKind { full_attention, sliding_window, chunked_local, mla, mamba };
+std::string_view vllm_group_kind_name(VllmGroupKind k);  // "full_attention", "sliding_window", ...
+
 struct VllmGroup {
-  std::string kind;                 // full_attention, sliding_window, chunked_local, mla, mamba
+  VllmGroupKind kind = VllmGroupKind::full_attention;
   std::uint64_t block_size = 0;     // tokens per block of this group (after unification)
   std::uint64_t page_bytes = 0;     // one block of one layer
   std::uint64_t window = 0;         // sliding window / chunk (0 otherwise)

@@ -32,23 +32,10 @@ namespace kvplan {
 
 namespace {
 
-enum class SpecType { full, sliding, chunked, mla, mamba };
-
-std::string_view spec_type_name(SpecType t) {
-  switch (t) {
-    case SpecType::full: return "full_attention";
-    case SpecType::sliding: return "sliding_window";
-    case SpecType::chunked: return "chunked_local";
-    case SpecType::mla: return "mla";
-    case SpecType::mamba: return "mamba";
-  }
-  return "";
-}
-
 // One layer's KVCacheSpec on one rank.
 struct Spec {
   std::uint64_t layer = 0;
-  SpecType type = SpecType::full;
+  VllmGroupKind type = VllmGroupKind::full_attention;
   std::uint64_t block = 0;       // tokens per block
   std::uint64_t token_bytes = 0; // bytes per token (attention kinds); 0 for Mamba
   std::uint64_t page = 0;        // bytes per block (Mamba: whole state, padded when set)
@@ -67,18 +54,18 @@ struct Ctx {
 // max_memory_usage_bytes of one layer's spec for a request of M tokens.
 std::uint64_t usage_bytes(const Spec& s, const Ctx& c, std::uint64_t M) {
   switch (s.type) {
-    case SpecType::full:
-    case SpecType::mla:
+    case VllmGroupKind::full_attention:
+    case VllmGroupKind::mla:
       return checked_mul(ceil_div(M, s.block), s.page, "vLLM request bytes");
-    case SpecType::sliding: {
+    case VllmGroupKind::sliding_window: {
       const std::uint64_t toks = std::min(checked_add(s.window - 1, c.T), M);
       return checked_mul(ceil_div(toks, s.block) + 1, s.page, "vLLM request bytes");
     }
-    case SpecType::chunked: {
+    case VllmGroupKind::chunked_local: {
       const std::uint64_t toks = std::min(checked_add(s.window, c.T), M);
       return checked_mul(ceil_div(toks, s.block), s.page, "vLLM request bytes");
     }
-    case SpecType::mamba:
+    case VllmGroupKind::mamba:
       if (c.mamba_mode == "all") return checked_mul(ceil_div(M, s.block), s.page, "vLLM request bytes");
       if (c.mamba_mode == "align") return checked_mul(2 + c.spec_tokens, s.page, "vLLM request bytes");
       return checked_mul(1 + c.spec_tokens, s.page, "vLLM request bytes");
@@ -270,18 +257,18 @@ LayerSpecs get_kv_cache_spec(const ModelSpec& m, const VllmOptions& o, const KvD
               r.kv_heads_per_rank = kv_heads_per_rank(k.kv_heads, tp);
               s.token_bytes = attention_row_bytes(k, kvd, kvd, tp).total_bytes();
               std::visit(overloaded{
-                             [&](const Attention::All&) { s.type = SpecType::full; },
-                             [&](const Attention::Window& w) { s.type = SpecType::sliding, s.window = w.tokens; },
-                             [&](const Attention::Chunk& ch) { s.type = SpecType::chunked, s.window = ch.tokens; },
+                             [&](const Attention::All&) { s.type = VllmGroupKind::full_attention; },
+                             [&](const Attention::Window& w) { s.type = VllmGroupKind::sliding_window, s.window = w.tokens; },
+                             [&](const Attention::Chunk& ch) { s.type = VllmGroupKind::chunked_local, s.window = ch.tokens; },
                          },
                          k.span);
             } else if constexpr (std::is_same_v<T, Mla>) {
-              s.type = SpecType::mla;
+              s.type = VllmGroupKind::mla;
               r.kv_heads_per_rank = 1;
               s.token_bytes = kd.ds_mla ? 656 : mla_row_bytes(k, kvd, /*with_indexer=*/false);
             } else if constexpr (std::is_same_v<T, Mamba1> || std::is_same_v<T, Mamba2> || std::is_same_v<T, LinearAttention> ||
                                  std::is_same_v<T, ShortConv>) {
-              s.type = SpecType::mamba;
+              s.type = VllmGroupKind::mamba;
               s.page = mamba_page_bytes(k, mixer, o, c, conv_dt, ssm_default);
             } else if constexpr (std::is_same_v<T, SharedKv> || std::is_same_v<T, NoCache>) {
               keep = false;  // no spec of their own
@@ -291,7 +278,7 @@ LayerSpecs get_kv_cache_spec(const ModelSpec& m, const VllmOptions& o, const KvD
           },
           mixer);
       if (!keep) continue;
-      if (s.type != SpecType::mamba && out.attn_1tok == 0) out.attn_1tok = s.token_bytes;
+      if (s.type != VllmGroupKind::mamba && out.attn_1tok == 0) out.attn_1tok = s.token_bytes;
       out.all.push_back(s);
     }
   if (out.all.empty()) throw UnsupportedArchitecture::field(m.source, m.model_type, "layers", "no layer holds a KV cache or state");
@@ -303,7 +290,7 @@ LayerSpecs get_kv_cache_spec(const ModelSpec& m, const VllmOptions& o, const KvD
 // every windowed spec; vLLM converts them when a full-attention layer is present too.
 void unify_hybrid_kv_cache_specs(std::vector<Spec>& specs) {
   for (auto& s : specs)
-    if (s.type == SpecType::sliding || s.type == SpecType::chunked) s.type = SpecType::full, s.window = 0;
+    if (s.type == VllmGroupKind::sliding_window || s.type == VllmGroupKind::chunked_local) s.type = VllmGroupKind::full_attention, s.window = 0;
 }
 
 // _align_hybrid_block_size (hybrid attention + Mamba): raise the attention block so one attention
@@ -313,7 +300,7 @@ std::uint64_t align_hybrid_block_size(std::vector<Spec>& all, std::uint64_t attn
   std::uint64_t block = b.block;
   std::uint64_t mamba_page = 0;
   for (const auto& s : all)
-    if (s.type == SpecType::mamba) mamba_page = std::max(mamba_page, s.page);
+    if (s.type == VllmGroupKind::mamba) mamba_page = std::max(mamba_page, s.page);
   if (mamba_page && attn_1tok) {
     const std::uint64_t kernel_align = std::max(b.kernel_min, block);
     std::uint64_t b_attn;
@@ -337,7 +324,7 @@ std::uint64_t align_hybrid_block_size(std::vector<Spec>& all, std::uint64_t attn
                             "% to ensure that mamba page size and attention page size are exactly equal.");
     }
     for (auto& s : all)
-      if (s.type == SpecType::mamba) s.page = padded;
+      if (s.type == VllmGroupKind::mamba) s.page = padded;
   } else if (mamba_page) {
     r.mamba_page_bytes = r.mamba_page_padded_bytes = mamba_page;
   }
@@ -349,7 +336,7 @@ std::uint64_t align_hybrid_block_size(std::vector<Spec>& all, std::uint64_t attn
 void set_block_sizes(std::vector<Spec>& all, std::uint64_t block, std::uint64_t attn_1tok, const Ctx& c, VllmResult& r) {
   r.attention_block_size = attn_1tok ? block : 0;
   for (auto& s : all) {
-    if (s.type == SpecType::mamba) {
+    if (s.type == VllmGroupKind::mamba) {
       s.block = (c.mamba_mode == "none" || !attn_1tok) ? c.M : block;
     } else {
       s.block = block;
@@ -425,7 +412,7 @@ struct KvCacheGroups {
 };
 
 VllmGroup make_group(const Spec& s, std::uint64_t page, std::uint64_t blocks_per_request) {
-  return VllmGroup{std::string(spec_type_name(s.type)), s.block, page, s.window, {}, blocks_per_request};
+  return VllmGroup{s.type, s.block, page, s.window, {}, blocks_per_request};
 }
 
 // _get_kv_cache_groups_uniform_spec: every layer the same spec, one group.
@@ -475,7 +462,7 @@ std::uint64_t unify_kv_cache_spec_page_size(std::vector<Spec>& specs, const Mode
       throw UnsupportedArchitecture::field(m.source, m.model_type, "layers",
                                            "vLLM cannot unify the page sizes " + std::to_string(s.page) + " and " +
                                                std::to_string(P) + " bytes (not a multiple)");
-    if (s.type == SpecType::mamba)
+    if (s.type == VllmGroupKind::mamba)
       throw UnsupportedArchitecture::field(m.source, m.model_type, "layers", "vLLM: the Mamba page is smaller than an attention page");
     s.block *= P / s.page;
     s.page = P;
@@ -550,7 +537,7 @@ KvCacheConfig get_kv_cache_config_from_groups(const KvCacheGroups& g, std::uint6
 std::uint64_t attention_bytes_per_token(const std::vector<Spec>& specs) {
   std::uint64_t bpt = 0;
   for (const auto& s : specs)
-    if (s.type != SpecType::mamba) bpt = checked_add(bpt, s.token_bytes);
+    if (s.type != VllmGroupKind::mamba) bpt = checked_add(bpt, s.token_bytes);
   return bpt;
 }
 
@@ -604,6 +591,17 @@ void report_kv_cache_config(const Ctx& c, std::uint64_t spec_count, std::uint64_
 }
 
 }  // namespace
+
+std::string_view vllm_group_kind_name(VllmGroupKind k) {
+  switch (k) {
+    case VllmGroupKind::full_attention: return "full_attention";
+    case VllmGroupKind::sliding_window: return "sliding_window";
+    case VllmGroupKind::chunked_local: return "chunked_local";
+    case VllmGroupKind::mla: return "mla";
+    case VllmGroupKind::mamba: return "mamba";
+  }
+  return "";
+}
 
 VllmResult vllm_profile(const ModelSpec& m, const VllmOptions& o) {
   VllmResult r;

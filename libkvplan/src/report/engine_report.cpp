@@ -57,7 +57,7 @@ nlohmann::json to_json(const VllmResult& r) {
   if (!r.starts) j["error"] = r.error;
   auto& gs = j["groups"] = nlohmann::json::array();
   for (const auto& g : r.groups)
-    gs.push_back({{"kind", g.kind}, {"block_size", g.block_size}, {"page_bytes", g.page_bytes}, {"window", g.window},
+    gs.push_back({{"kind", std::string(vllm_group_kind_name(g.kind))}, {"block_size", g.block_size}, {"page_bytes", g.page_bytes}, {"window", g.window},
                   {"layers", g.layers}, {"blocks_per_request", g.blocks_per_request}});
   return j;
 }

@@ -28,11 +28,19 @@ StepTimer::StepTimer(const ModelSpec& m, const Accelerator& gpu, const VllmOptio
   // describes the busiest pipeline stage; stages run one after another, so x pp.
   for (const auto& g : r.groups) {
     const double layers = static_cast<double>(g.layers.size()) * pp;
-    if (g.kind == "mamba") {
-      state_bytes_ += static_cast<double>(r.mamba_page_bytes ? r.mamba_page_bytes : g.page_bytes) * layers;
-      continue;
+    std::uint64_t cap = UINT64_MAX;
+    switch (g.kind) {
+      case VllmGroupKind::mamba:
+        state_bytes_ += static_cast<double>(r.mamba_page_bytes ? r.mamba_page_bytes : g.page_bytes) * layers;
+        continue;
+      case VllmGroupKind::sliding_window:
+      case VllmGroupKind::chunked_local:
+        if (g.window) cap = g.window;
+        break;
+      case VllmGroupKind::full_attention:
+      case VllmGroupKind::mla:
+        break;
     }
-    const std::uint64_t cap = (g.kind == "sliding_window" || g.kind == "chunked_local") && g.window ? g.window : UINT64_MAX;
     cache_.push_back({static_cast<double>(g.page_bytes) / static_cast<double>(g.block_size) * layers, cap});
   }
   init_compute(m, gpu, t);

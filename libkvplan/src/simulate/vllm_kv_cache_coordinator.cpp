@@ -14,7 +14,7 @@ KVCacheCoordinator::KVCacheCoordinator(const VllmResult& profile, bool caching) 
     x.slot = static_cast<std::size_t>(it - slot_sizes_.begin());
     if (it == slot_sizes_.end()) slot_sizes_.push_back(x.block);
     groups_.push_back(x);
-    has_mamba_ = has_mamba_ || x.kind == GroupKind::mamba;
+    has_mamba_ = has_mamba_ || x.kind == VllmGroupKind::mamba;
   }
   pool_ = std::make_unique<BlockPool>(profile.num_blocks, groups_.size(), caching_);
 }
@@ -31,7 +31,7 @@ void KVCacheCoordinator::ensure_hashes(Req& q, std::size_t slot, std::uint64_t n
 void KVCacheCoordinator::find_hit(std::size_t gi, Req& q, std::uint64_t max_len, std::vector<std::uint32_t>& out) {
   const Group& g = groups_[gi];
   out.clear();
-  if (g.kind == GroupKind::mamba) return;
+  if (g.kind == VllmGroupKind::mamba) return;
   ensure_hashes(q, g.slot, max_len / g.block);
   detail::find_longest_cache_hit(g, gi, *pool_, q.hashes[g.slot], max_len, out);
 }
@@ -94,7 +94,7 @@ void KVCacheCoordinator::allocate_new_blocks(Req& q, std::uint64_t need) {
 void KVCacheCoordinator::cache_blocks(Req& q, std::uint64_t tokens) {
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     const Group& G = groups_[g];
-    if (G.kind == GroupKind::mamba) continue;
+    if (G.kind == VllmGroupKind::mamba) continue;
     const std::uint64_t full = std::min<std::uint64_t>(tokens / G.block, q.tables[g].size());
     if (full <= q.cached[g]) continue;
     ensure_hashes(q, G.slot, full);

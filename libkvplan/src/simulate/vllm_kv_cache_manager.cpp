@@ -19,7 +19,7 @@ KVCacheManager::KVCacheManager(const VllmResult& profile, bool enable_caching)
     : coordinator_(checked(profile), enable_caching), caching_(enable_caching), M_(profile.max_model_len) {
   const auto& sizes = coordinator_.slot_sizes_;
   simple_ = sizes.size() == 1 && (sizes[0] & (sizes[0] - 1)) == 0;
-  for (const auto& g : coordinator_.groups_) simple_ = simple_ && g.kind == GroupKind::full;
+  for (const auto& g : coordinator_.groups_) simple_ = simple_ && full_attention_manager(g.kind);
   if (simple_) {
     simple_block_ = sizes[0];
     while ((std::uint64_t{1} << simple_shift_) < simple_block_) ++simple_shift_;

@@ -165,7 +165,7 @@ void Scheduler::fill_header(SimResult& r) {
   r.max_num_seqs = o_.scheduler.max_num_seqs;
   r.max_num_batched_tokens = o_.engine.max_num_batched_tokens;
   r.prefix_caching = kv_cache_manager_.enable_caching();
-  for (const auto& g : profile_.groups) r.groups.push_back({g.kind, g.block_size, g.window, g.layers.size(), 0});
+  for (const auto& g : profile_.groups) r.groups.push_back({std::string(vllm_group_kind_name(g.kind)), g.block_size, g.window, g.layers.size(), 0});
   r.step_time_model = timer_.describe();
   r.slo = o_.slo;
   r.notes.push_back("vLLM V1 scheduler and KV cache manager mirrored step by step; the block count is kvplan's vLLM "

@@ -3,7 +3,8 @@
 // KV cache group's rules for how many blocks a request needs, which blocks a cache hit may use
 // (find_longest_cache_hit) and which blocks fall out of the attention window
 // (remove_skipped_blocks). FullAttentionManager (also MLA), SlidingWindowManager,
-// ChunkedLocalAttentionManager and MambaManager; the block tables themselves live in Req.
+// ChunkedLocalAttentionManager and MambaManager, chosen by the group's VllmGroupKind (engines.h)
+// as spec_manager_map does; the block tables themselves live in Req.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,11 +15,9 @@
 
 namespace kvplan::detail {
 
-enum class GroupKind { full, sliding, chunked, mamba };
-
 // One KV cache group (its KVCacheSpec as the managers need it).
 struct Group {
-  GroupKind kind = GroupKind::full;
+  VllmGroupKind kind = VllmGroupKind::full_attention;
   std::uint64_t block = 16, window = 0;
   std::size_t slot = 0;                // which block-size hash list it uses
   std::uint64_t mamba_blocks = 1;      // blocks a running request holds (Mamba)
@@ -26,6 +25,9 @@ struct Group {
   std::uint64_t contiguous = 1;        // sliding window: blocks a hit needs
   std::uint64_t admission_cap = 0;     // sliding window, chunked local: blocks one request holds at most (0: none)
 };
+
+// FullAttentionManager serves FullAttentionSpec and MLAAttentionSpec (spec_manager_map).
+bool full_attention_manager(VllmGroupKind k);
 
 // The group a profile's KV cache group becomes (`mamba_cache_mode`: the profile's).
 Group make_group(const VllmGroup& g, const std::string& mamba_cache_mode);
